@@ -1,0 +1,289 @@
+// A watch cell: one mutex-protected value with waiter lists for value changes, for
+// closing, and for changes of the consumer count. Producers write, consumers poll.
+// The last producer to go closes the cell.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include "kio/poll.hpp"
+#include "kio/waiter.hpp"
+#include "kio/waiter_list.hpp"
+
+namespace moq::kio {
+
+// The answer of a predicate poll on a cell.
+template <class R>
+class CellPoll {
+public:
+    enum class State { ready, closed, pending };
+
+    static CellPoll ready(R value) { return CellPoll(State::ready, std::move(value)); }
+    static CellPoll closed() { return CellPoll(State::closed, std::nullopt); }
+    static CellPoll pending() { return CellPoll(State::pending, std::nullopt); }
+
+    [[nodiscard]] State state() const { return state_; }
+    [[nodiscard]] bool is_ready() const { return state_ == State::ready; }
+    [[nodiscard]] bool is_closed() const { return state_ == State::closed; }
+    [[nodiscard]] bool is_pending() const { return state_ == State::pending; }
+    R& value() {
+        MOQ_ASSERT(state_ == State::ready);
+        return *value_;
+    }
+
+private:
+    CellPoll(State state, std::optional<R> value) : state_(state), value_(std::move(value)) {}
+    State state_;
+    std::optional<R> value_;
+};
+
+namespace detail {
+
+template <class T>
+struct CellState {
+    template <class... Args>
+    explicit CellState(Args&&... args) : value(std::forward<Args>(args)...) {}
+
+    std::mutex mutex;
+    T value;
+    WaiterList value_waiters;
+    WaiterList closed_waiters;
+    WaiterList consumer_waiters;
+    std::size_t producers = 1;
+    std::size_t consumers = 0;
+    bool closed = false;
+
+    // Under the lock: close and take every list, for waking after unlock.
+    struct Drained {
+        WaiterList value = WaiterList::untracked();
+        WaiterList closed = WaiterList::untracked();
+        WaiterList consumers = WaiterList::untracked();
+        void wake() {
+            value.wake();
+            closed.wake();
+            consumers.wake();
+        }
+    };
+    Drained close_locked() {
+        closed = true;
+        return Drained{value_waiters.take(), closed_waiters.take(), consumer_waiters.take()};
+    }
+};
+
+}  // namespace detail
+
+template <class T>
+class Consumer;
+
+template <class T>
+class Producer {
+public:
+    template <class... Args>
+    explicit Producer(std::in_place_t, Args&&... args)
+        : state_(std::make_shared<detail::CellState<T>>(std::forward<Args>(args)...)) {}
+    explicit Producer(T value = T())
+        : state_(std::make_shared<detail::CellState<T>>(std::move(value))) {}
+
+    Producer(const Producer& other) : state_(other.state_) {
+        std::lock_guard lock(state_->mutex);
+        ++state_->producers;
+    }
+    Producer(Producer&& other) noexcept = default;
+    Producer& operator=(const Producer&) = delete;
+    Producer& operator=(Producer&& other) noexcept {
+        if (this != &other) {
+            drop();
+            state_ = std::move(other.state_);
+        }
+        return *this;
+    }
+    ~Producer() { drop(); }
+
+    // Changes the value and wakes the value waiters. False when the cell is closed.
+    template <class F>
+    bool modify(F&& change) {
+        WaiterList woken = WaiterList::untracked();
+        {
+            std::lock_guard lock(state_->mutex);
+            if (state_->closed) return false;
+            std::forward<F>(change)(state_->value);
+            woken = state_->value_waiters.take();
+        }
+        woken.wake();
+        return true;
+    }
+
+    // Closes the cell, waking value, closed and consumer waiters. False if already closed.
+    bool close() {
+        typename detail::CellState<T>::Drained woken;
+        {
+            std::lock_guard lock(state_->mutex);
+            if (state_->closed) return false;
+            woken = state_->close_locked();
+        }
+        woken.wake();
+        return true;
+    }
+
+    template <class F>
+    auto read(F&& reader) const {
+        std::lock_guard lock(state_->mutex);
+        return std::forward<F>(reader)(std::as_const(state_->value));
+    }
+
+    [[nodiscard]] bool is_closed() const {
+        std::lock_guard lock(state_->mutex);
+        return state_->closed;
+    }
+
+    // Ready once the cell closes.
+    Poll<Done> poll_closed(const Waiter& waiter) const {
+        std::lock_guard lock(state_->mutex);
+        if (state_->closed) return Done{};
+        waiter.register_on(state_->closed_waiters);
+        return Poll<Done>::pending();
+    }
+
+    // Ready (true) once no consumer is left; Ready (false) if the cell closed first.
+    Poll<bool> poll_unused(const Waiter& waiter) const {
+        return poll_consumers(waiter, [](std::size_t count) { return count == 0; });
+    }
+    // Ready (true) once a consumer exists; Ready (false) if the cell closed first.
+    Poll<bool> poll_used(const Waiter& waiter) const {
+        return poll_consumers(waiter, [](std::size_t count) { return count != 0; });
+    }
+
+    [[nodiscard]] Consumer<T> consume() const;
+
+    [[nodiscard]] bool same_cell(const Producer& other) const { return state_ == other.state_; }
+
+private:
+    template <class>
+    friend class Consumer;
+
+    template <class Want>
+    Poll<bool> poll_consumers(const Waiter& waiter, Want want) const {
+        std::lock_guard lock(state_->mutex);
+        if (state_->closed) return false;
+        if (want(state_->consumers)) return true;
+        waiter.register_on(state_->consumer_waiters);
+        return Poll<bool>::pending();
+    }
+
+    void drop() {
+        if (!state_) return;
+        typename detail::CellState<T>::Drained woken;
+        bool closing = false;
+        {
+            std::lock_guard lock(state_->mutex);
+            // Decided under the lock in step with the closed flag.
+            if (--state_->producers == 0 && !state_->closed) {
+                woken = state_->close_locked();
+                closing = true;
+            }
+        }
+        if (closing) woken.wake();
+        state_.reset();
+    }
+
+    std::shared_ptr<detail::CellState<T>> state_;
+};
+
+template <class T>
+class Consumer {
+public:
+    Consumer(const Consumer& other) : state_(other.state_) {
+        std::lock_guard lock(state_->mutex);
+        ++state_->consumers;
+    }
+    Consumer(Consumer&& other) noexcept = default;
+    Consumer& operator=(const Consumer&) = delete;
+    Consumer& operator=(Consumer&& other) noexcept {
+        if (this != &other) {
+            drop();
+            state_ = std::move(other.state_);
+        }
+        return *this;
+    }
+    ~Consumer() { drop(); }
+
+    // `predicate(const T&)` returns std::optional<R>. Ready registers nothing; a
+    // closed cell whose value does not satisfy the predicate answers closed; otherwise
+    // the waiter is registered under the same lock and the answer is pending.
+    template <class F>
+    auto poll(const Waiter& waiter, F&& predicate) const {
+        using Answer = std::invoke_result_t<F, const T&>;
+        using R = typename Answer::value_type;
+        std::lock_guard lock(state_->mutex);
+        Answer answer = std::forward<F>(predicate)(std::as_const(state_->value));
+        if (answer) return CellPoll<R>::ready(std::move(*answer));
+        if (state_->closed) return CellPoll<R>::closed();
+        waiter.register_on(state_->value_waiters);
+        return CellPoll<R>::pending();
+    }
+
+    // Reads the value and registers for its next change in one locked step.
+    template <class F>
+    auto read_and_watch(const Waiter& waiter, F&& reader) const {
+        std::lock_guard lock(state_->mutex);
+        if (!state_->closed) waiter.register_on(state_->value_waiters);
+        return std::forward<F>(reader)(std::as_const(state_->value));
+    }
+
+    template <class F>
+    auto read(F&& reader) const {
+        std::lock_guard lock(state_->mutex);
+        return std::forward<F>(reader)(std::as_const(state_->value));
+    }
+
+    Poll<Done> poll_closed(const Waiter& waiter) const {
+        std::lock_guard lock(state_->mutex);
+        if (state_->closed) return Done{};
+        waiter.register_on(state_->closed_waiters);
+        return Poll<Done>::pending();
+    }
+
+    [[nodiscard]] bool is_closed() const {
+        std::lock_guard lock(state_->mutex);
+        return state_->closed;
+    }
+
+    [[nodiscard]] bool same_cell(const Consumer& other) const { return state_ == other.state_; }
+
+private:
+    template <class>
+    friend class Producer;
+
+    explicit Consumer(std::shared_ptr<detail::CellState<T>> state) : state_(std::move(state)) {
+        WaiterList woken = WaiterList::untracked();
+        {
+            std::lock_guard lock(state_->mutex);
+            if (state_->consumers++ == 0) woken = state_->consumer_waiters.take();
+        }
+        woken.wake();
+    }
+
+    void drop() {
+        if (!state_) return;
+        WaiterList woken = WaiterList::untracked();
+        {
+            std::lock_guard lock(state_->mutex);
+            if (--state_->consumers == 0) woken = state_->consumer_waiters.take();
+        }
+        woken.wake();
+        state_.reset();
+    }
+
+    std::shared_ptr<detail::CellState<T>> state_;
+};
+
+template <class T>
+Consumer<T> Producer<T>::consume() const {
+    return Consumer<T>(state_);
+}
+
+}  // namespace moq::kio

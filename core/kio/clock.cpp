@@ -1,0 +1,70 @@
+#include "kio/clock.hpp"
+
+#include <vector>
+
+namespace moq::kio {
+
+void TimerQueue::add(Instant at, const Waiter& waiter) {
+    std::lock_guard lock(mutex_);
+    waiter.register_on(lists_[at]);
+}
+
+void TimerQueue::fire_until(Instant now) {
+    std::vector<WaiterList> due;
+    {
+        std::lock_guard lock(mutex_);
+        auto end = lists_.upper_bound(now);
+        for (auto it = lists_.begin(); it != end; ++it) due.push_back(it->second.take());
+        lists_.erase(lists_.begin(), end);
+    }
+    for (WaiterList& list : due) list.wake();
+}
+
+std::optional<Instant> TimerQueue::earliest() const {
+    std::lock_guard lock(mutex_);
+    if (lists_.empty()) return std::nullopt;
+    return lists_.begin()->first;
+}
+
+std::size_t TimerQueue::pending() const {
+    std::lock_guard lock(mutex_);
+    std::size_t count = 0;
+    for (const auto& [at, list] : lists_) count += list.size();
+    return count;
+}
+
+Instant ManualClock::now() const {
+    std::lock_guard lock(mutex_);
+    return now_;
+}
+
+void ManualClock::wake_at(Instant at, const Waiter& waiter) {
+    {
+        std::lock_guard lock(mutex_);
+        if (at > now_) {
+            timers_.add(at, waiter);
+            return;
+        }
+    }
+    waiter.waker().wake();  // already due: a poll racing the clock still hears it
+}
+
+void ManualClock::advance_to(Instant at) {
+    {
+        std::lock_guard lock(mutex_);
+        if (at > now_) now_ = at;
+        at = now_;
+    }
+    timers_.fire_until(at);
+}
+
+void ManualClock::advance_by(Duration by) { advance_to(now() + by); }
+
+Poll<Done> Deadline::poll(const Waiter& waiter) const {
+    if (!at_) return Poll<Done>::pending();
+    if (clock_->now() >= *at_) return Done{};
+    clock_->wake_at(*at_, waiter);
+    return Poll<Done>::pending();
+}
+
+}  // namespace moq::kio

@@ -1,0 +1,47 @@
+#include "kio/system_clock.hpp"
+
+namespace moq::kio {
+
+SystemClock::SystemClock() : start_(std::chrono::steady_clock::now()), thread_([this] { run(); }) {}
+
+SystemClock::~SystemClock() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+}
+
+Instant SystemClock::now() const {
+    return Instant{std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - start_)};
+}
+
+void SystemClock::wake_at(Instant at, const Waiter& waiter) {
+    timers_.add(at, waiter);
+    {
+        // Taken so the timer thread cannot miss the new deadline between its check
+        // and its wait.
+        std::lock_guard lock(mutex_);
+    }
+    changed_.notify_all();
+}
+
+void SystemClock::run() {
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        lock.unlock();
+        timers_.fire_until(now());
+        lock.lock();
+        if (stopping_) break;
+        // Read under the lock wake_at takes after adding, so no new deadline slips by.
+        const std::optional<Instant> next = timers_.earliest();
+        if (next) {
+            changed_.wait_until(lock, start_ + next->since_start);
+        } else {
+            changed_.wait(lock);
+        }
+    }
+}
+
+}  // namespace moq::kio

@@ -1,0 +1,103 @@
+#include "kio/waiter.hpp"
+
+#include <limits>
+
+#include "kio/waiter_list.hpp"
+#include "util/assert.hpp"
+
+namespace moq::kio {
+namespace detail {
+
+namespace {
+
+std::uint64_t next_identity_id() {
+    static std::atomic<std::uint64_t> counter{1};
+    const std::uint64_t id = counter.fetch_add(1, std::memory_order_relaxed);
+    MOQ_ASSERT_LT(id, std::numeric_limits<std::uint64_t>::max());
+    return id;
+}
+
+}  // namespace
+
+Identity::Identity(Waker waker) : id_(next_identity_id()), waker_(std::move(waker)) {}
+
+void Identity::release_strong() noexcept {
+    if (strong_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        // The owner is gone: release the task now, keep the block while entries pin it.
+        Waker released = std::move(waker_);
+        release_weak();
+    }
+}
+
+void Identity::release_weak() noexcept {
+    if (weak_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+bool Identity::try_upgrade() noexcept {
+    std::uint32_t count = strong_.load(std::memory_order_relaxed);
+    while (count != 0) {
+        if (strong_.compare_exchange_weak(count, count + 1, std::memory_order_acquire,
+                                          std::memory_order_relaxed))
+            return true;
+    }
+    return false;
+}
+
+Presence Identity::presume(std::uint64_t list_id, std::uint64_t epoch) {
+    std::lock_guard lock(records_mutex_);
+    for (int i = 0; i < records_used_; ++i) {
+        Record& record = records_[i];
+        if (record.list_id != list_id) continue;
+        const bool current = record.epoch == epoch;
+        record.epoch = epoch;
+        return current ? Presence::present : Presence::absent;
+    }
+    int slot = records_used_;
+    if (slot == recorded_lists) {
+        // A pseudo-random victim: a fixed order would, for a cycle of lists one wider
+        // than the table, always evict the record needed next.
+        eviction_seed_ = eviction_seed_ * 0x9E3779B97F4A7C15ull + 1;
+        slot = static_cast<int>((eviction_seed_ >> 32) % recorded_lists);
+    } else {
+        ++records_used_;
+    }
+    records_[slot] = Record{list_id, epoch};
+    return Presence::unknown;
+}
+
+}  // namespace detail
+
+Waiter::Waiter(const Waiter& other) : waker_(other.waker_), noop_(other.noop_) {
+    if (noop_) return;
+    detail::Identity& shared = other.identity();
+    shared.retain_strong();
+    identity_.store(&shared, std::memory_order_release);
+}
+
+Waiter::Waiter(Waiter&& other) noexcept
+    : waker_(std::move(other.waker_)),
+      identity_(other.identity_.exchange(nullptr, std::memory_order_acq_rel)),
+      noop_(other.noop_) {}
+
+Waiter::~Waiter() {
+    if (detail::Identity* identity = identity_.load(std::memory_order_acquire))
+        identity->release_strong();
+}
+
+detail::Identity& Waiter::identity() const {
+    MOQ_ASSERT(!noop_);
+    detail::Identity* current = identity_.load(std::memory_order_acquire);
+    if (current) return *current;
+    auto* created = new detail::Identity(waker_);
+    if (identity_.compare_exchange_strong(current, created, std::memory_order_acq_rel))
+        return *created;
+    created->release_strong();  // another thread won the race
+    return *current;
+}
+
+void Waiter::register_on(WaiterList& list) const {
+    if (noop_) return;
+    list.add(*this);
+}
+
+}  // namespace moq::kio

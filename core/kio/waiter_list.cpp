@@ -1,0 +1,153 @@
+#include "kio/waiter_list.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "util/assert.hpp"
+
+namespace moq::kio {
+
+namespace {
+
+// List ids are never reused: a reissued id could make a stale record claim presence.
+std::uint64_t next_list_id() {
+    static std::atomic<std::uint64_t> counter{1};
+    const std::uint64_t id = counter.fetch_add(1, std::memory_order_relaxed);
+    MOQ_ASSERT_LT(id, std::numeric_limits<std::uint64_t>::max());
+    return id;
+}
+
+}  // namespace
+
+WaiterList::WaiterList() : id_(next_list_id()) {}
+
+WaiterList::WaiterList(Untracked) noexcept {}
+
+WaiterList::WaiterList(WaiterList&& other) noexcept : id_(other.id_), epoch_(other.epoch_) {
+    steal(other);
+}
+
+WaiterList& WaiterList::operator=(WaiterList&& other) noexcept {
+    if (this == &other) return *this;
+    release_entries();
+    id_ = other.id_;
+    epoch_ = other.epoch_;
+    steal(other);
+    return *this;
+}
+
+WaiterList::~WaiterList() { release_entries(); }
+
+void WaiterList::steal(WaiterList& other) noexcept {
+    if (other.data_ == other.inline_) {
+        std::copy(other.inline_, other.inline_ + other.len_, inline_);
+        data_ = inline_;
+        capacity_ = inline_capacity;
+    } else {
+        data_ = other.data_;
+        capacity_ = other.capacity_;
+    }
+    len_ = other.len_;
+    cursor_ = 0;
+    other.data_ = other.inline_;
+    other.capacity_ = inline_capacity;
+    other.len_ = 0;
+    other.cursor_ = 0;
+}
+
+void WaiterList::release_entries() noexcept {
+    for (std::uint32_t i = 0; i < len_; ++i) data_[i]->release_weak();
+    if (data_ != inline_) ::operator delete(data_);
+    data_ = inline_;
+    capacity_ = inline_capacity;
+    len_ = 0;
+    cursor_ = 0;
+}
+
+void WaiterList::add(const Waiter& waiter) {
+    if (waiter.is_noop()) return;
+    detail::Identity& identity = waiter.identity();
+    const detail::Presence presence =
+        id_ == 0 ? detail::Presence::unknown : identity.presume(id_, epoch_);
+    switch (presence) {
+        case detail::Presence::present:
+            return;
+        case detail::Presence::absent:
+            break;
+        case detail::Presence::unknown:
+            if (!identity.registered_nowhere()) {
+                for (std::uint32_t i = 0; i < len_; ++i)
+                    if (data_[i]->id() == identity.id()) return;
+            }
+            break;
+    }
+    append(identity);
+}
+
+void WaiterList::append(detail::Identity& identity) {
+    // Reclaim a dead slot or two in passing, so waiters that register and leave
+    // without a wake cannot grow the list without bound.
+    const std::uint32_t probes = std::min<std::uint32_t>(len_, 2);
+    for (std::uint32_t probe = 0; probe < probes; ++probe) {
+        detail::Identity*& slot = data_[cursor_];
+        if (!slot->alive()) {
+            identity.retain_weak();
+            slot->release_weak();
+            slot = &identity;
+            return;
+        }
+        cursor_ = (cursor_ + 1) % len_;
+    }
+    push(identity);
+}
+
+void WaiterList::push(detail::Identity& identity) {
+    if (len_ == capacity_) {
+        const std::uint32_t grown = capacity_ * 2;
+        auto** bigger = static_cast<detail::Identity**>(::operator new(grown * sizeof(detail::Identity*)));
+        std::copy(data_, data_ + len_, bigger);
+        if (data_ != inline_) ::operator delete(data_);
+        data_ = bigger;
+        capacity_ = grown;
+    }
+    identity.retain_weak();
+    data_[len_++] = &identity;
+}
+
+WaiterList WaiterList::take() {
+    // Every drain bumps the epoch, so each identity's record of this list goes stale.
+    MOQ_ASSERT_LT(epoch_, std::numeric_limits<std::uint64_t>::max());
+    ++epoch_;
+    WaiterList snapshot{Untracked{}};
+    snapshot.steal(*this);
+    return snapshot;
+}
+
+void WaiterList::wake() {
+    WaiterList drained = take();
+    for (std::uint32_t i = 0; i < drained.len_; ++i) {
+        detail::Identity* identity = drained.data_[i];
+        if (!identity->try_upgrade()) continue;
+        identity->waker().wake();
+        identity->release_strong();
+    }
+}
+
+std::size_t WaiterList::live() const noexcept {
+    std::size_t count = 0;
+    for (std::uint32_t i = 0; i < len_; ++i) count += data_[i]->alive() ? 1 : 0;
+    return count;
+}
+
+bool WaiterList::contains(const Waiter& waiter) const noexcept {
+    if (waiter.is_noop() || !waiter.has_identity()) return false;
+    const std::uint64_t id = waiter.identity().id();
+    for (std::uint32_t i = 0; i < len_; ++i)
+        if (data_[i]->id() == id) return true;
+    return false;
+}
+
+}  // namespace moq::kio

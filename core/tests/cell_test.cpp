@@ -1,0 +1,151 @@
+#include <doctest/doctest.h>
+
+#include <optional>
+
+#include "kio/cell.hpp"
+#include "support/counting_waker.hpp"
+
+using moq::kio::Consumer;
+using moq::kio::Producer;
+using moq::kio::Waiter;
+using moq::test::WakeCounter;
+
+namespace {
+
+// Ready once the value reaches `at_least`.
+auto at_least(int at_least) {
+    return [at_least](const int& value) -> std::optional<int> {
+        if (value >= at_least) return value;
+        return std::nullopt;
+    };
+}
+
+}  // namespace
+
+TEST_CASE("a_write_wakes_a_parked_consumer") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Producer<int> producer{0};
+    Consumer<int> consumer = producer.consume();
+    CHECK(consumer.poll(waiter, at_least(1)).is_pending());
+    producer.modify([](int& value) { value = 1; });
+    CHECK(task.wakes() == 1);
+    auto answer = consumer.poll(waiter, at_least(1));
+    REQUIRE(answer.is_ready());
+    CHECK(answer.value() == 1);
+}
+
+TEST_CASE("a_ready_poll_registers_nothing") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Producer<int> producer{5};
+    Consumer<int> consumer = producer.consume();
+    CHECK(consumer.poll(waiter, at_least(1)).is_ready());
+    producer.modify([](int& value) { ++value; });
+    CHECK(task.wakes() == 0);
+    CHECK_FALSE(waiter.has_identity());
+}
+
+TEST_CASE("closing_wakes_value_closed_and_consumer_waiters") {
+    WakeCounter value_task;
+    WakeCounter closed_task;
+    WakeCounter consumer_task;
+    const Waiter value_waiter{value_task.waker()};
+    const Waiter closed_waiter{closed_task.waker()};
+    const Waiter consumer_waiter{consumer_task.waker()};
+    Producer<int> producer{0};
+    Consumer<int> consumer = producer.consume();
+    CHECK(consumer.poll(value_waiter, at_least(1)).is_pending());
+    CHECK(consumer.poll_closed(closed_waiter).is_pending());
+    CHECK(producer.poll_unused(consumer_waiter).is_pending());
+    SUBCASE("explicitly") { CHECK(producer.close()); }
+    SUBCASE("by the last producer going") {
+        Producer<int> gone = std::move(producer);
+        Producer<int> other = gone;
+        { [[maybe_unused]] Producer<int> drop_first = std::move(gone); }
+        CHECK_FALSE(consumer.is_closed());
+        { [[maybe_unused]] Producer<int> drop_last = std::move(other); }
+    }
+    CHECK(value_task.wakes() == 1);
+    CHECK(closed_task.wakes() == 1);
+    CHECK(consumer_task.wakes() == 1);
+    CHECK(consumer.poll(value_waiter, at_least(1)).is_closed());
+    CHECK(consumer.poll_closed(closed_waiter).is_ready());
+}
+
+TEST_CASE("value_writes_do_not_wake_closed_or_consumer_count_waiters") {
+    WakeCounter closed_task;
+    WakeCounter consumer_task;
+    const Waiter closed_waiter{closed_task.waker()};
+    const Waiter consumer_waiter{consumer_task.waker()};
+    Producer<int> producer{0};
+    Consumer<int> consumer = producer.consume();
+    CHECK(consumer.poll_closed(closed_waiter).is_pending());
+    CHECK(producer.poll_unused(consumer_waiter).is_pending());
+    for (int i = 0; i < 100; ++i) producer.modify([](int& value) { ++value; });
+    CHECK(closed_task.wakes() == 0);
+    CHECK(consumer_task.wakes() == 0);
+    // The registrations are still live: the right events still wake them.
+    { [[maybe_unused]] Consumer<int> last = std::move(consumer); }
+    CHECK(consumer_task.wakes() == 1);
+    CHECK(producer.poll_unused(consumer_waiter).is_ready());
+}
+
+TEST_CASE("consumer_churn_does_not_wake_value_or_closed_waiters") {
+    WakeCounter value_task;
+    WakeCounter closed_task;
+    const Waiter value_waiter{value_task.waker()};
+    const Waiter closed_waiter{closed_task.waker()};
+    Producer<int> producer{0};
+    Consumer<int> consumer = producer.consume();
+    CHECK(consumer.poll(value_waiter, at_least(1)).is_pending());
+    CHECK(consumer.poll_closed(closed_waiter).is_pending());
+    for (int i = 0; i < 100; ++i) { [[maybe_unused]] Consumer<int> churn = producer.consume(); }
+    CHECK(value_task.wakes() == 0);
+    CHECK(closed_task.wakes() == 0);
+    producer.modify([](int& value) { value = 1; });
+    CHECK(value_task.wakes() == 1);
+}
+
+TEST_CASE("the_first_consumer_wakes_a_used_waiter") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Producer<int> producer{0};
+    CHECK(producer.poll_used(waiter).is_pending());
+    Consumer<int> consumer = producer.consume();
+    CHECK(task.wakes() == 1);
+    CHECK(producer.poll_used(waiter).value());
+}
+
+TEST_CASE("waking_does_not_hold_the_lock") {
+    // The waker re-enters the cell it was woken by. Under the lock this would deadlock.
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Producer<int> producer{0};
+    Consumer<int> consumer = producer.consume();
+    int seen = -1;
+    task.on_wake = [&] { seen = consumer.read([](const int& value) { return value; }); };
+    CHECK(consumer.poll(waiter, at_least(1)).is_pending());
+    producer.modify([](int& value) { value = 7; });
+    CHECK(seen == 7);
+    // Re-registering from inside the wake must land in the drained list, too.
+    CHECK(consumer.poll(waiter, at_least(100)).is_pending());
+    task.on_wake = [&] { (void)consumer.poll(waiter, at_least(100)); };
+    producer.modify([](int& value) { value = 8; });
+    task.on_wake = nullptr;
+    producer.modify([](int& value) { value = 9; });
+    CHECK(task.wakes() == 3);
+}
+
+TEST_CASE("read_and_watch_registers_every_time") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Producer<int> producer{0};
+    Consumer<int> consumer = producer.consume();
+    for (int round = 1; round <= 3; ++round) {
+        const int seen = consumer.read_and_watch(waiter, [](const int& value) { return value; });
+        CHECK(seen == round - 1);
+        producer.modify([](int& value) { ++value; });
+        CHECK(task.wakes() == round);
+    }
+}

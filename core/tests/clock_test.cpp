@@ -1,0 +1,86 @@
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "kio/clock.hpp"
+#include "kio/system_clock.hpp"
+#include "support/counting_waker.hpp"
+
+using moq::kio::Deadline;
+using moq::kio::Duration;
+using moq::kio::Instant;
+using moq::kio::ManualClock;
+using moq::kio::Waiter;
+using moq::test::WakeCounter;
+using namespace std::chrono_literals;
+
+TEST_CASE("a_deadline_fires_at_its_instant") {
+    ManualClock clock;
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Deadline deadline{clock};
+    deadline.after(10ms);
+    CHECK(deadline.poll(waiter).is_pending());
+    clock.advance_by(9ms);
+    CHECK(task.wakes() == 0);
+    CHECK(deadline.poll(waiter).is_pending());
+    clock.advance_by(1ms);
+    CHECK(task.wakes() == 1);
+    CHECK(deadline.poll(waiter).is_ready());
+    CHECK(deadline.poll(waiter).is_ready());  // stays ready
+}
+
+TEST_CASE("a_disarmed_deadline_never_fires_and_registers_nothing") {
+    ManualClock clock;
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    const Deadline deadline{clock};
+    CHECK(deadline.poll(waiter).is_pending());
+    CHECK_FALSE(clock.next_deadline().has_value());
+    clock.advance_by(1h);
+    CHECK(task.wakes() == 0);
+}
+
+TEST_CASE("re_arming_later_defers_the_fire") {
+    ManualClock clock;
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Deadline deadline{clock};
+    deadline.after(5ms);
+    CHECK(deadline.poll(waiter).is_pending());
+    deadline.set(Instant{20ms});
+    clock.advance_to(Instant{6ms});
+    // The old registration fires (a spurious wake is allowed); the deadline is not due.
+    CHECK(deadline.poll(waiter).is_pending());
+    CHECK(clock.next_deadline() == Instant{20ms});
+    clock.advance_to(Instant{20ms});
+    CHECK(deadline.poll(waiter).is_ready());
+}
+
+TEST_CASE("the_manual_clock_reports_its_earliest_deadline_and_never_goes_back") {
+    ManualClock clock;
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    clock.wake_at(Instant{30ms}, waiter);
+    clock.wake_at(Instant{10ms}, waiter);
+    CHECK(clock.next_deadline() == Instant{10ms});
+    clock.advance_to(Instant{15ms});
+    CHECK(task.wakes() == 1);
+    CHECK(clock.next_deadline() == Instant{30ms});
+    clock.advance_to(Instant{5ms});
+    CHECK(clock.now() == Instant{15ms});
+}
+
+TEST_CASE("the_system_clock_wakes_a_deadline") {
+    moq::kio::SystemClock clock;
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Deadline deadline{clock};
+    deadline.after(2ms);
+    CHECK(deadline.poll(waiter).is_pending());
+    // Bounded: the timer thread must deliver well inside this.
+    for (int i = 0; i < 2000 && task.wakes() == 0; ++i) std::this_thread::sleep_for(1ms);
+    CHECK(task.wakes() == 1);
+    CHECK(deadline.poll(waiter).is_ready());
+}
