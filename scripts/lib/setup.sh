@@ -1,0 +1,131 @@
+# shellcheck shell=bash
+# Shared set-up for scripts/check, scripts/sweep and .ci/run: install the Debian packages
+# the build needs, configure a Meson build folder once, build it, and count doctest
+# results. Source it; it defines functions and MOQ_ROOT and runs nothing by itself.
+
+# The repository root, from this file's own location (scripts/lib/setup.sh).
+MOQ_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+# Every Debian package the build, the tests and the report scripts need.
+MOQ_PACKAGES=(
+    g++ meson ninja-build pkg-config cmake
+    librapidcheck-dev doctest-dev nlohmann-json3-dev libboost-context-dev
+    gcovr valgrind python3
+)
+
+# moq_install_packages: install whichever of MOQ_PACKAGES is missing (apt-get, as root).
+# Quiet when nothing is missing. When not root and something is missing: a one-line
+# error naming the packages, exit 2.
+# MOQ_EXTRA_PACKAGES (space-separated) adds packages to the list. It exists to test the
+# install path on a machine that already has everything (e.g. MOQ_EXTRA_PACKAGES=hello);
+# it is harmless otherwise.
+moq_install_packages() {
+    local -a wanted=("${MOQ_PACKAGES[@]}") extra=() missing=()
+    local pkg status log
+    if [[ -n ${MOQ_EXTRA_PACKAGES:-} ]]; then
+        read -r -a extra <<<"$MOQ_EXTRA_PACKAGES"
+        wanted+=("${extra[@]}")
+    fi
+    if ! command -v dpkg-query >/dev/null 2>&1; then
+        echo "moqsim: dpkg-query not found (not Debian?); not checking packages: ${wanted[*]}" >&2
+        return 0
+    fi
+    for pkg in "${wanted[@]}"; do
+        # shellcheck disable=SC2016  # ${Status} is dpkg-query's field, not a shell variable
+        status="$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)"
+        [[ $status == *" ok installed" ]] || missing+=("$pkg")
+    done
+    ((${#missing[@]} == 0)) && return 0
+
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "moqsim: missing Debian packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
+        exit 2
+    fi
+    echo "moqsim: installing missing Debian packages: ${missing[*]}"
+    log="$(mktemp)"
+    if ! { apt-get update &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; } \
+        </dev/null >"$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        echo "moqsim: apt-get failed installing: ${missing[*]}" >&2
+        rm -f "$log"
+        exit 2
+    fi
+    rm -f "$log"
+}
+
+# moq_dir DIR: DIR as an absolute path; a relative DIR is taken from the repository root.
+moq_dir() {
+    if [[ $1 == /* ]]; then printf '%s\n' "$1"; else printf '%s\n' "$MOQ_ROOT/$1"; fi
+}
+
+# moq_configure DIR [meson args...]: `meson setup DIR args` unless DIR is configured
+# already (has build.ninja); then nothing, even if the args differ.
+moq_configure() {
+    local dir
+    dir="$(moq_dir "$1")"
+    shift
+    [[ -f $dir/build.ninja ]] && return 0
+    if [[ -f $dir/meson-private/coredata.dat ]]; then
+        # A set-up that stopped half-way: start that folder again.
+        (cd "$MOQ_ROOT" && meson setup --wipe "$dir" "$@")
+    else
+        (cd "$MOQ_ROOT" && meson setup "$dir" "$@")
+    fi
+}
+
+# moq_build DIR: build everything in DIR (ninja's default job count).
+moq_build() {
+    ninja -C "$(moq_dir "$1")"
+}
+
+# Counts doctest test cases. Prints "PASSED FAILED".
+#   moq_count_testlog FILE         FILE is Meson's testlog.json (one JSON object a line).
+#   moq_count_output STATUS FILE   FILE is one doctest run's output, STATUS its exit code.
+# For each test: the numbers from doctest's summary line
+# ("[doctest] test cases: A | B passed | C failed | D skipped", colour codes stripped);
+# with no such line, the test counts as 1 passed if it succeeded, else 1 failed. A test
+# that failed although its summary shows no failed case (a crash or sanitizer report after
+# the summary) adds 1 failed, so the counts never hide a failure.
+MOQ_COUNT_PY='
+import json, re, sys
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+SUMMARY = re.compile(r"\[doctest\] test cases:\s*\d+\s*\|\s*(\d+)\s*passed\s*\|\s*(\d+)\s*failed")
+
+def count(text, ok):
+    found = SUMMARY.findall(ANSI.sub("", text or ""))
+    if not found:
+        return (1, 0) if ok else (0, 1)
+    passed, failed = (int(n) for n in found[-1])
+    if not ok and failed == 0:
+        failed = 1
+    return passed, failed
+
+passed = failed = 0
+if sys.argv[1] == "testlog":
+    with open(sys.argv[2], encoding="utf-8", errors="replace") as log:
+        for line in log:
+            if not line.strip():
+                continue
+            test = json.loads(line)
+            result = test.get("result", "")
+            if result == "SKIP":
+                continue
+            ok = result in ("OK", "EXPECTEDFAIL")
+            p, f = count((test.get("stdout") or "") + (test.get("stderr") or ""), ok)
+            passed += p
+            failed += f
+else:
+    with open(sys.argv[3], encoding="utf-8", errors="replace") as out:
+        passed, failed = count(out.read(), sys.argv[2] == "0")
+print(passed, failed)
+'
+
+moq_count_testlog() {
+    python3 -c "$MOQ_COUNT_PY" testlog "$1"
+}
+
+moq_count_output() {
+    python3 -c "$MOQ_COUNT_PY" output "$1" "$2"
+}
