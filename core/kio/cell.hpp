@@ -117,6 +117,26 @@ public:
         return true;
     }
 
+    // Changes the value without waking anyone, for a writer that batches its wakes
+    // and calls notify() once for several changes.
+    template <class F>
+    bool modify_quietly(F&& change) {
+        std::lock_guard lock(state_->mutex);
+        if (state_->closed) return false;
+        std::forward<F>(change)(state_->value);
+        return true;
+    }
+
+    // Wakes the value waiters.
+    void notify() {
+        WaiterList woken = WaiterList::untracked();
+        {
+            std::lock_guard lock(state_->mutex);
+            woken = state_->value_waiters.take();
+        }
+        woken.wake();
+    }
+
     // Closes the cell, waking value, closed and consumer waiters. False if already closed.
     bool close() {
         typename detail::CellState<T>::Drained woken;
@@ -201,7 +221,10 @@ public:
         ++state_->consumers;
     }
     Consumer(Consumer&& other) noexcept = default;
-    Consumer& operator=(const Consumer&) = delete;
+    Consumer& operator=(const Consumer& other) {
+        if (this != &other) *this = Consumer(other);
+        return *this;
+    }
     Consumer& operator=(Consumer&& other) noexcept {
         if (this != &other) {
             drop();

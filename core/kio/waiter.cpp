@@ -95,6 +95,11 @@ detail::Identity& Waiter::identity() const {
     return *current;
 }
 
+const Waiter& noop_waiter() {
+    static const Waiter noop = Waiter::noop();
+    return noop;
+}
+
 void Waiter::register_on(WaiterList& list) const {
     if (noop_) return;
     list.add(*this);

@@ -103,4 +103,7 @@ private:
     bool noop_ = false;
 };
 
+// A shared waiter that registers nothing, for probes that want no wake.
+const Waiter& noop_waiter();
+
 }  // namespace moq::kio

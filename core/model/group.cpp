@@ -1,0 +1,434 @@
+#include "model/group.hpp"
+
+#include <utility>
+
+#include "util/mutation.hpp"
+
+namespace moq::model {
+
+namespace {
+
+// A registration that a mutant can switch off: the walk then registers nothing there.
+const kio::Waiter& registering(bool on, const kio::Waiter& waiter) {
+    return on ? waiter : kio::noop_waiter();
+}
+
+// The end-of-data answer for a reader at `index` with nothing readable there.
+std::optional<Next<std::monostate>> terminal(const GroupState& state, std::size_t index) {
+    if (state.fin) {
+        if (state.abort && index < *state.fin) return Next<std::monostate>(*state.abort);
+        return Next<std::monostate>(End{});
+    }
+    if (state.abort) return Next<std::monostate>(*state.abort);
+    return std::nullopt;
+}
+
+template <class T>
+Next<T> as(const Next<std::monostate>& ending) {
+    if (ending.is_error()) return Next<T>(ending.error());
+    return Next<T>(End{});
+}
+
+}  // namespace
+
+// ---- producer ----
+
+GroupProducer::GroupProducer(std::uint64_t sequence, GroupLimits limits)
+    : sequence_(sequence), cell_(std::in_place) {
+    cell_.modify_quietly([&](GroupState& state) {
+        state.sequence = sequence;
+        state.limits = limits;
+    });
+}
+
+std::optional<Error> GroupProducer::refuse_new_frame(const GroupState& state, std::size_t size) {
+    if (state.fin || state.abort) return Error::closed;
+    if (state.partial) return Error::frame_open;
+    if (state.bytes + size > state.limits.max_bytes || state.next_index() + 1 > state.limits.max_frames)
+        return Error::too_large;
+    return std::nullopt;
+}
+
+std::optional<Error> GroupProducer::write_frame(std::string payload) {
+    std::optional<Error> refused;
+    bool too_large = false;
+    const bool open = cell_.modify_quietly([&](GroupState& state) {
+        refused = refuse_new_frame(state, payload.size());
+        too_large = refused == Error::too_large;
+        if (!refused) {
+            state.bytes += payload.size();
+            state.frames.push_back(std::make_shared<const std::string>(std::move(payload)));
+        }
+    });
+    if (!open) return Error::closed;
+    if (too_large) abort(Error::too_large);
+    if (!refused && MOQ_SITE("group.write_frame.notify", notify)) cell_.notify();
+    return refused;
+}
+
+std::optional<Error> GroupProducer::start_frame(std::size_t size) {
+    std::optional<Error> refused;
+    bool too_large = false;
+    const bool open = cell_.modify_quietly([&](GroupState& state) {
+        refused = refuse_new_frame(state, size);
+        too_large = refused == Error::too_large;
+        if (!refused) {
+            state.partial = std::make_shared<std::string>();
+            state.partial->reserve(size);
+            state.partial_size = size;
+        }
+    });
+    if (!open) return Error::closed;
+    if (too_large) abort(Error::too_large);
+    // A frame that starts is readable at once through poll_next_frame.
+    if (!refused && MOQ_SITE("group.start_frame.notify", notify)) cell_.notify();
+    return refused;
+}
+
+std::optional<Error> GroupProducer::write_chunk(std::string_view chunk) {
+    std::optional<Error> refused;
+    const bool open = cell_.modify_quietly([&](GroupState& state) {
+        if (!state.partial) {
+            refused = Error::closed;
+        } else if (state.partial->size() + chunk.size() > state.partial_size) {
+            refused = Error::wrong_size;
+        } else {
+            state.partial->append(chunk);
+            state.bytes += chunk.size();
+        }
+    });
+    if (!open) return Error::closed;
+    if (!refused && MOQ_SITE("group.write_chunk.notify", notify)) cell_.notify();
+    return refused;
+}
+
+std::optional<Error> GroupProducer::end_frame() {
+    std::optional<Error> refused;
+    const bool open = cell_.modify_quietly([&](GroupState& state) {
+        if (!state.partial) {
+            refused = Error::closed;
+        } else if (state.partial->size() != state.partial_size) {
+            refused = Error::wrong_size;
+        } else {
+            state.frames.push_back(std::move(state.partial));
+            state.partial.reset();
+        }
+    });
+    if (!open) return Error::closed;
+    if (!refused && MOQ_SITE("group.end_frame.notify", notify)) cell_.notify();
+    return refused;
+}
+
+std::optional<Error> GroupProducer::finish() {
+    std::optional<Error> refused;
+    const bool open = cell_.modify_quietly([&](GroupState& state) {
+        if (state.fin || state.abort) {
+            refused = Error::closed;
+        } else if (state.partial) {
+            refused = Error::frame_open;
+        } else {
+            state.fin = state.frames.size();
+        }
+    });
+    if (!open) return Error::closed;
+    if (!refused && MOQ_SITE("group.finish.notify", notify)) cell_.notify();
+    return refused;
+}
+
+void GroupProducer::abort(Error error) {
+    const bool open = cell_.modify_quietly([&](GroupState& state) {
+        if (state.abort) return;
+        state.abort = error;
+        // Release the cache; `fin` keeps the count so drained readers still end cleanly.
+        state.frames.clear();
+        state.partial.reset();
+        state.bytes = 0;
+    });
+    if (open && MOQ_SITE("group.abort.notify", notify)) cell_.close();
+}
+
+GroupConsumer GroupProducer::consume() const { return GroupConsumer(sequence_, cell_.consume()); }
+
+std::size_t GroupProducer::frame_count() const {
+    return cell_.read([](const GroupState& state) { return state.fin.value_or(state.next_index()); });
+}
+
+// ---- frame reader ----
+
+kio::Poll<Next<std::string>> FrameReader::poll_read_chunk(const kio::Waiter& waiter) {
+    const kio::Waiter& registered = registering(MOQ_SITE("group.chunk.register", register_input), waiter);
+    auto answer = cell_.poll(registered, [&](const GroupState& state) -> std::optional<Next<std::string>> {
+        if (state.abort) return Next<std::string>(*state.abort);
+        const std::string* bytes = nullptr;
+        std::size_t size = 0;
+        if (index_ < state.frames.size()) {
+            bytes = state.frames[index_].get();
+            size = bytes->size();
+        } else if (state.partial && index_ == state.frames.size()) {
+            bytes = state.partial.get();
+            size = state.partial_size;
+        } else {
+            return Next<std::string>(Error::dropped);
+        }
+        if (read_ < bytes->size()) {
+            std::string chunk = bytes->substr(read_);
+            read_ = bytes->size();
+            return Next<std::string>(std::move(chunk));
+        }
+        if (read_ == size) return Next<std::string>(End{});
+        return std::nullopt;
+    });
+    if (answer.is_ready()) return std::move(answer.value());
+    if (answer.is_closed()) return Next<std::string>(Error::dropped);
+    return kio::Poll<Next<std::string>>::pending();
+}
+
+// ---- consumer ----
+
+GroupConsumer::GroupConsumer(const GroupConsumer& other)
+    : sequence_(other.sequence_),
+      cell_(other.cell_),
+      index_(other.index_),
+      end_(other.end_),
+      codec_(other.codec_),
+      expiry_(other.expiry_),
+      expired_(other.expired_),
+      ended_(other.ended_),
+      recover_(other.recover_ ? other.recover_->clone() : nullptr) {}
+
+template <class T, class Walk>
+kio::Poll<Next<T>> GroupConsumer::gated(const kio::Waiter& waiter, Walk&& walk) {
+    if (gate_ && MOQ_SITE("group.gate.check", gate) && gate_->parked(waiter, Whole{})) {
+        ++counter_.idle_answers;
+        return kio::Poll<Next<T>>::pending();
+    }
+    ++counter_.walks;
+    const bool had_gate = gate_ != nullptr;
+    const kio::Waiter& through = had_gate ? gate_->start(waiter, Whole{}) : waiter;
+    kio::Poll<Next<T>> result = std::forward<Walk>(walk)(through);
+    const bool pending = result.is_pending();
+    if (had_gate) gate_->finish(pending);
+    if (!pending) {
+        parks_in_a_row_ = 0;
+    } else if (++parks_in_a_row_ >= 2 && !gate_ && MOQ_SITE("group.gate.setup", gate)) {
+        // Something keeps re-polling this read without a wake: worth a gate. It starts
+        // unarmed; the next read walks through it and arms it.
+        gate_ = std::make_unique<Idle<Whole>>();
+    }
+    return result;
+}
+
+template <class T, class Read>
+kio::Poll<Next<T>> GroupConsumer::resumed(const kio::Waiter& waiter, Read&& read) {
+    // Bounded: a route that keeps offering copies that fail at once must not spin.
+    for (int adoptions = 0;; ++adoptions) {
+        kio::Poll<Next<T>> result = read(waiter);
+        if (expired_ || ended_ || !recover_ || adoptions == 8) return result;
+        if (result.is_ready() && result.value().is_item()) return result;
+        if (result.is_ready() && result.value().is_end()) {
+            recover_.reset();  // nothing more is needed from any copy
+            return result;
+        }
+        const std::optional<Error> failed =
+            result.is_ready() ? std::optional<Error>(result.value().error()) : std::nullopt;
+        const kio::Waiter& route_waiter = registering(MOQ_SITE("group.route.register", register_input), waiter);
+        if (!recover_->wants(failed, route_waiter)) return result;
+        auto replacement = recover_->poll(index_, failed, waiter);
+        if (replacement.is_pending()) return kio::Poll<Next<T>>::pending();
+        if (auto* error = std::get_if<Error>(&replacement.value())) return Next<T>(*error);
+        Replacement& adopted = std::get<Replacement>(replacement.value());
+        recover_->adopt(adopted);
+        cell_ = adopted.cell;
+        if (adopted.expiry) expiry_ = adopted.expiry;
+        // The gate's registrations sit on the old copy: the next gated read must walk.
+        if (MOQ_SITE("group.adopt.disarm", disarm)) disarm();
+    }
+}
+
+std::optional<Next<std::monostate>> GroupConsumer::expiry_verdict(const kio::Waiter& waiter) {
+    if (!expiry_ || expired_ || ended_ || capped()) return std::nullopt;
+    std::optional<kio::Duration> budget;
+    if (recover_) budget = recover_->poll_budget(registering(MOQ_SITE("group.budget.register", register_input), waiter));
+    const kio::Waiter& registered = registering(MOQ_SITE("group.expiry.register", register_input), waiter);
+    if (!expiry_->is_expired(budget, registered)) return std::nullopt;
+    expired_ = true;
+    // A verdict reached outside a gated read must reach the gated reads too.
+    if (MOQ_SITE("group.expiry_verdict.disarm", disarm)) disarm();
+    const bool unread = cell_.read([&](const GroupState& state) {
+        return index_ < state.next_index() || (state.fin && index_ < *state.fin);
+    });
+    if (unread) return Next<std::monostate>(Error::old);
+    ended_ = true;
+    return Next<std::monostate>(End{});
+}
+
+kio::Poll<Next<Bytes>> GroupConsumer::read_once(const kio::Waiter& waiter) {
+    if (capped()) return Next<Bytes>(End{});
+    const kio::Waiter& registered = registering(MOQ_SITE("group.read.register", register_input), waiter);
+    auto answer = cell_.poll(registered, [&](const GroupState& state) -> std::optional<Next<Bytes>> {
+        if (index_ < state.frames.size()) return Next<Bytes>(state.frames[index_]);
+        if (auto ending = terminal(state, index_)) return as<Bytes>(*ending);
+        return std::nullopt;  // a frame still arriving is not a whole frame yet
+    });
+    if (answer.is_ready()) {
+        if (answer.value().is_item()) ++index_;
+        return std::move(answer.value());
+    }
+    if (answer.is_closed()) return Next<Bytes>(Error::dropped);
+    return kio::Poll<Next<Bytes>>::pending();
+}
+
+kio::Poll<Next<Bytes>> GroupConsumer::walk_frame(const kio::Waiter& waiter) {
+    if (ended_) return Next<Bytes>(End{});
+    if (expired_) return Next<Bytes>(Error::old);
+    return resumed<Bytes>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<Bytes>> {
+        auto result = read_once(through);
+        if (result.is_pending()) {
+            if (auto verdict = expiry_verdict(through)) return as<Bytes>(*verdict);
+        }
+        return result;
+    });
+}
+
+kio::Poll<Next<Bytes>> GroupConsumer::poll_read_frame(const kio::Waiter& waiter) {
+    auto result = gated<Bytes>(waiter, [&](const kio::Waiter& through) { return walk_frame(through); });
+    if (codec_ != Codec::none && result.is_ready() && result.value().is_item())
+        return Next<Bytes>(std::make_shared<const std::string>(compress(codec_, *result.value().item())));
+    return result;
+}
+
+kio::Poll<Next<std::vector<Bytes>>> GroupConsumer::poll_read_frames(const kio::Waiter& waiter, std::size_t max) {
+    using Batch = std::vector<Bytes>;
+    if (max == 0) return Next<Batch>(Batch{});
+    return gated<Batch>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<Batch>> {
+        Batch batch;
+        while (batch.size() < max) {
+            auto one = walk_frame(through);
+            if (one.is_pending()) break;
+            if (one.value().is_item()) {
+                Bytes frame = std::move(one.value().item());
+                if (codec_ != Codec::none) frame = std::make_shared<const std::string>(compress(codec_, *frame));
+                batch.push_back(std::move(frame));
+                continue;
+            }
+            // An end or an error waits for the next call when frames were collected.
+            if (batch.empty()) {
+                if (one.value().is_end()) return Next<Batch>(End{});
+                return Next<Batch>(one.value().error());
+            }
+            break;
+        }
+        if (batch.empty()) return kio::Poll<Next<Batch>>::pending();
+        return Next<Batch>(std::move(batch));
+    });
+}
+
+kio::Poll<Next<Object>> GroupConsumer::poll_read_object(const kio::Waiter& waiter) {
+    return gated<Object>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<Object>> {
+        auto frame = walk_frame(through);
+        if (frame.is_pending()) return kio::Poll<Next<Object>>::pending();
+        if (!frame.value().is_item()) {
+            if (frame.value().is_end()) return Next<Object>(End{});
+            return Next<Object>(frame.value().error());
+        }
+        Object object;
+        object.index = index_ - 1;
+        object.payload = compress(codec_, *frame.value().item());
+        if (expiry_) object.stale_at = expiry_->deadline(std::nullopt);
+        return Next<Object>(std::move(object));
+    });
+}
+
+kio::Poll<Next<FrameReader>> GroupConsumer::poll_next_frame(const kio::Waiter& waiter) {
+    if (ended_) return Next<FrameReader>(End{});
+    if (expired_) return Next<FrameReader>(Error::old);
+    return resumed<FrameReader>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<FrameReader>> {
+        if (capped()) return Next<FrameReader>(End{});
+        const kio::Waiter& registered =
+            registering(MOQ_SITE("group.next_frame.register", register_input), through);
+        auto answer = cell_.poll(registered, [&](const GroupState& state) -> std::optional<Next<std::monostate>> {
+            if (index_ < state.next_index()) return Next<std::monostate>(std::monostate{});
+            return terminal(state, index_);
+        });
+        if (answer.is_closed()) return Next<FrameReader>(Error::dropped);
+        if (answer.is_pending()) {
+            if (auto verdict = expiry_verdict(through)) return as<FrameReader>(*verdict);
+            return kio::Poll<Next<FrameReader>>::pending();
+        }
+        if (!answer.value().is_item()) return as<FrameReader>(answer.value());
+        FrameReader reader(cell_, index_++);
+        // The cursor moved without any input firing: a parked whole-frame read may
+        // have been waiting out this very frame.
+        if (MOQ_SITE("group.next_frame.disarm", disarm)) disarm();
+        return Next<FrameReader>(std::move(reader));
+    });
+}
+
+kio::Poll<Next<std::size_t>> GroupConsumer::poll_finished(const kio::Waiter& waiter) {
+    if (ended_) return Next<std::size_t>(index_);
+    if (expired_) return Next<std::size_t>(Error::old);
+    return resumed<std::size_t>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<std::size_t>> {
+        const kio::Waiter& registered =
+            registering(MOQ_SITE("group.finished.register", register_input), through);
+        auto answer = cell_.poll(registered, [&](const GroupState& state) -> std::optional<Next<std::size_t>> {
+            if (state.fin) {
+                if (state.abort && index_ < *state.fin) return Next<std::size_t>(*state.abort);
+                return Next<std::size_t>(*state.fin);
+            }
+            if (state.abort) return Next<std::size_t>(*state.abort);
+            return std::nullopt;
+        });
+        if (answer.is_ready()) return std::move(answer.value());
+        if (answer.is_closed()) return Next<std::size_t>(Error::dropped);
+        if (auto verdict = expiry_verdict(through)) {
+            if (verdict->is_error()) return Next<std::size_t>(verdict->error());
+            return Next<std::size_t>(index_);
+        }
+        return kio::Poll<Next<std::size_t>>::pending();
+    });
+}
+
+// ---- builders and mutators: the disarm points ----
+
+GroupConsumer& GroupConsumer::skip_to(std::size_t index) {
+    if (index > index_) index_ = index;
+    if (MOQ_SITE("group.skip_to.disarm", disarm)) disarm();
+    return *this;
+}
+
+GroupConsumer& GroupConsumer::with_range(std::size_t start, std::optional<std::size_t> end) {
+    if (start > index_) index_ = start;
+    end_ = end;
+    if (MOQ_SITE("group.with_range.disarm", disarm)) disarm();
+    return *this;
+}
+
+GroupConsumer& GroupConsumer::with_end(std::optional<std::size_t> end) {
+    end_ = end;
+    if (MOQ_SITE("group.with_end.disarm", disarm)) disarm();
+    return *this;
+}
+
+GroupConsumer& GroupConsumer::compressed(Codec codec) {
+    codec_ = codec;
+    if (MOQ_SITE_EXPLAINED("group.compressed.disarm", disarm,
+                           "A parked read has no frame to encode, so switching the codec cannot turn "
+                           "its Pending into Ready; kept so no gate ever outlives a change of what "
+                           "the read hands out."))
+        disarm();
+    return *this;
+}
+
+GroupConsumer& GroupConsumer::with_expiry(std::shared_ptr<Expiry> expiry) {
+    expiry_ = std::move(expiry);
+    if (MOQ_SITE("group.with_expiry.disarm", disarm)) disarm();
+    return *this;
+}
+
+GroupConsumer& GroupConsumer::with_recover(std::unique_ptr<Recover> recover) {
+    recover_ = std::move(recover);
+    if (MOQ_SITE("group.with_recover.disarm", disarm)) disarm();
+    return *this;
+}
+
+}  // namespace moq::model

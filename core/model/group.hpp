@@ -1,0 +1,151 @@
+// A group: one sequence number and an ordered stream of frames, one frame in flight at
+// a time. The producer writes; every consumer reads every frame through its own cursor.
+// The whole-frame reads park through an idle gate (see idle.hpp); everything a consumer
+// changes about itself disarms that gate.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "kio/cell.hpp"
+#include "kio/poll.hpp"
+#include "kio/waiter.hpp"
+#include "model/codec.hpp"
+#include "model/error.hpp"
+#include "model/expiry.hpp"
+#include "model/group_state.hpp"
+#include "model/idle.hpp"
+#include "model/next.hpp"
+#include "model/recover.hpp"
+
+namespace moq::model {
+
+class GroupConsumer;
+
+class GroupProducer {
+public:
+    explicit GroupProducer(std::uint64_t sequence, GroupLimits limits = {});
+
+    // A whole frame in one step. Errors leave the group as it was, except a limit,
+    // which aborts the group.
+    std::optional<Error> write_frame(std::string payload);
+    // A frame of a declared size, written in chunks; each chunk wakes the readers.
+    std::optional<Error> start_frame(std::size_t size);
+    std::optional<Error> write_chunk(std::string_view chunk);
+    std::optional<Error> end_frame();
+    // No more frames. Readers drain what there is, then end cleanly.
+    std::optional<Error> finish();
+    // Ends the group with an error; readers that have not drained it get the error.
+    void abort(Error error);
+
+    [[nodiscard]] GroupConsumer consume() const;
+    [[nodiscard]] std::uint64_t sequence() const { return sequence_; }
+    [[nodiscard]] std::size_t frame_count() const;
+
+private:
+    // Why a new frame of `size` bytes cannot start now, if it cannot.
+    static std::optional<Error> refuse_new_frame(const GroupState& state, std::size_t size);
+
+    std::uint64_t sequence_;
+    kio::Producer<GroupState> cell_;
+};
+
+// A frame handed out by poll_next_frame: its bytes, read as they arrive.
+class FrameReader {
+public:
+    FrameReader(GroupCell cell, std::size_t index) : cell_(std::move(cell)), index_(index) {}
+    // New bytes, the end of the frame, or the group's error.
+    kio::Poll<Next<std::string>> poll_read_chunk(const kio::Waiter& waiter);
+    [[nodiscard]] std::size_t index() const { return index_; }
+
+private:
+    GroupCell cell_;
+    std::size_t index_;
+    std::size_t read_ = 0;
+};
+
+// The egress read: a frame with its index, in the consumer's codec, and when the group
+// goes stale for this reader (if it has an expiry).
+struct Object {
+    std::size_t index = 0;
+    std::string payload;
+    std::optional<kio::Instant> stale_at;
+};
+
+class GroupConsumer {
+public:
+    GroupConsumer(std::uint64_t sequence, GroupCell cell) : sequence_(sequence), cell_(std::move(cell)) {}
+    // A clone reads on its own from the same position; it starts without a gate.
+    GroupConsumer(const GroupConsumer& other);
+    GroupConsumer(GroupConsumer&&) noexcept = default;
+    GroupConsumer& operator=(GroupConsumer&&) noexcept = default;
+    GroupConsumer& operator=(const GroupConsumer&) = delete;
+
+    // Gated reads.
+    kio::Poll<Next<Bytes>> poll_read_frame(const kio::Waiter& waiter);
+    // Up to `max` frames; Pending only while there is none (a short batch is no end).
+    kio::Poll<Next<std::vector<Bytes>>> poll_read_frames(const kio::Waiter& waiter, std::size_t max);
+    kio::Poll<Next<Object>> poll_read_object(const kio::Waiter& waiter);
+
+    // Ungated reads.
+    // The next frame as a chunked reader, even while it is still arriving.
+    kio::Poll<Next<FrameReader>> poll_next_frame(const kio::Waiter& waiter);
+    // The frame count at the clean end (this cursor's index), or the error.
+    kio::Poll<Next<std::size_t>> poll_finished(const kio::Waiter& waiter);
+
+    // Builders and mutators: each is a disarm point.
+    GroupConsumer& skip_to(std::size_t index);
+    GroupConsumer& with_range(std::size_t start, std::optional<std::size_t> end);
+    GroupConsumer& with_end(std::optional<std::size_t> end);
+    GroupConsumer& compressed(Codec codec = Codec::run_length);
+    GroupConsumer& with_expiry(std::shared_ptr<Expiry> expiry);
+    GroupConsumer& with_recover(std::unique_ptr<Recover> recover);
+
+    [[nodiscard]] std::uint64_t sequence() const { return sequence_; }
+    [[nodiscard]] std::size_t index() const { return index_; }
+    // The shared group this cursor reads, for a replacement built from it.
+    [[nodiscard]] const GroupCell& cell() const { return cell_; }
+    [[nodiscard]] const WalkCounter& walk_counter() const { return counter_; }
+    [[nodiscard]] bool has_gate() const { return gate_ != nullptr; }
+    [[nodiscard]] bool gate_armed() const { return gate_ && gate_->armed(); }
+
+private:
+    struct Whole {};  // the one kind of frame-read walk
+    friend bool operator==(Whole, Whole) { return true; }
+
+    template <class T, class Walk>
+    kio::Poll<Next<T>> gated(const kio::Waiter& waiter, Walk&& walk);
+    // One frame at the cursor, through the resume loop and the expiry check.
+    kio::Poll<Next<Bytes>> walk_frame(const kio::Waiter& waiter);
+    kio::Poll<Next<Bytes>> read_once(const kio::Waiter& waiter);
+    // Runs `read` and, while it fails or stalls, replaces the copy through the recover.
+    template <class T, class Read>
+    kio::Poll<Next<T>> resumed(const kio::Waiter& waiter, Read&& read);
+    // The verdict for a read about to park: nullopt to stay Pending.
+    std::optional<Next<std::monostate>> expiry_verdict(const kio::Waiter& waiter);
+    [[nodiscard]] bool capped() const { return end_ && index_ >= *end_; }
+    void disarm() {
+        if (gate_) gate_->disarm();
+    }
+
+    std::uint64_t sequence_;
+    GroupCell cell_;
+    std::size_t index_ = 0;
+    std::optional<std::size_t> end_;
+    Codec codec_ = Codec::none;
+    std::shared_ptr<Expiry> expiry_;
+    bool expired_ = false;
+    bool ended_ = false;
+    std::unique_ptr<Recover> recover_;
+    std::unique_ptr<Idle<Whole>> gate_;
+    int parks_in_a_row_ = 0;
+    WalkCounter counter_;
+};
+
+}  // namespace moq::model

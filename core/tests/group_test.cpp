@@ -1,0 +1,225 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "kio/waiter.hpp"
+#include "model/group.hpp"
+#include "support/counting_waker.hpp"
+#include "support/one_group.hpp"
+
+using moq::kio::Waiter;
+using moq::model::Bytes;
+using moq::model::Codec;
+using moq::model::Error;
+using moq::model::GroupConsumer;
+using moq::model::GroupLimits;
+using moq::model::GroupProducer;
+using moq::test::ended;
+using moq::test::frame_of;
+using moq::test::OneGroup;
+using moq::test::WakeCounter;
+
+
+TEST_CASE("frames_are_read_in_order_then_the_group_ends") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer producer{7};
+    GroupConsumer consumer = producer.consume();
+    producer.write_frame("a");
+    producer.write_frame("b");
+    producer.finish();
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "a");
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "b");
+    auto end = consumer.poll_read_frame(waiter);
+    REQUIRE(end.is_ready());
+    CHECK(end.value().is_end());
+    CHECK(consumer.sequence() == 7);
+}
+
+TEST_CASE_FIXTURE(OneGroup, "pending_then_ready") {
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    producer.write_frame("x");
+    CHECK(task.wakes() == 1);
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "x");
+}
+
+TEST_CASE_FIXTURE(OneGroup, "finishing_wakes_a_parked_read_with_the_end") {
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    producer.finish();
+    CHECK(task.wakes() == 1);
+    CHECK(consumer.poll_read_frame(waiter).value().is_end());
+}
+
+TEST_CASE_FIXTURE(OneGroup, "abort_propagates_to_a_parked_read") {
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    producer.abort(Error::cancel);
+    CHECK(task.wakes() == 1);
+    auto answer = consumer.poll_read_frame(waiter);
+    REQUIRE(answer.value().is_error());
+    CHECK(answer.value().error() == Error::cancel);
+}
+
+TEST_CASE("abort_after_finish_keeps_the_clean_end_for_a_drained_reader") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer producer{0};
+    GroupConsumer drained = producer.consume();
+    GroupConsumer behind = producer.consume();
+    producer.write_frame("a");
+    producer.finish();
+    CHECK(frame_of(drained.poll_read_frame(waiter)) == "a");
+    producer.abort(Error::old);
+    CHECK(drained.poll_read_frame(waiter).value().is_end());
+    CHECK(behind.poll_read_frame(waiter).value().error() == Error::old);
+    CHECK(drained.poll_finished(waiter).value().item() == 1);
+}
+
+TEST_CASE("dropping_an_unfinished_producer_ends_readers_with_dropped") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    auto producer = std::make_unique<GroupProducer>(0);
+    GroupConsumer consumer = producer->consume();
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    producer.reset();
+    CHECK(task.wakes() == 1);
+    CHECK(consumer.poll_read_frame(waiter).value().error() == Error::dropped);
+}
+
+TEST_CASE("dropping_a_finished_producer_keeps_its_frames") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    auto producer = std::make_unique<GroupProducer>(0);
+    GroupConsumer consumer = producer->consume();
+    producer->write_frame("kept");
+    producer->finish();
+    producer.reset();
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "kept");
+    CHECK(consumer.poll_read_frame(waiter).value().is_end());
+}
+
+TEST_CASE_FIXTURE(OneGroup, "a_chunked_frame_reads_whole_once_it_ends") {
+    REQUIRE_FALSE(producer.start_frame(10));
+    REQUIRE_FALSE(producer.write_chunk("hello"));
+    CHECK(consumer.poll_read_frame(waiter).is_pending());  // half a frame is no frame
+    REQUIRE_FALSE(producer.write_chunk("world"));
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    task.reset();
+    REQUIRE_FALSE(producer.end_frame());
+    CHECK(task.wakes() == 1);
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "helloworld");
+}
+
+TEST_CASE("a_chunk_of_the_wrong_size_is_refused") {
+    GroupProducer producer{0};
+    REQUIRE_FALSE(producer.start_frame(3));
+    CHECK(producer.write_chunk("toolong") == Error::wrong_size);
+    CHECK(producer.write_frame("other") == Error::frame_open);
+    REQUIRE_FALSE(producer.write_chunk("ab"));
+    CHECK(producer.end_frame() == Error::wrong_size);
+    CHECK(producer.finish() == Error::frame_open);
+}
+
+TEST_CASE_FIXTURE(OneGroup, "next_frame_streams_a_frame_still_arriving") {
+    CHECK(consumer.poll_next_frame(waiter).is_pending());
+    REQUIRE_FALSE(producer.start_frame(4));
+    CHECK(task.wakes() == 1);  // a frame that starts wakes a parked next_frame
+    auto handed = consumer.poll_next_frame(waiter);
+    REQUIRE(handed.value().is_item());
+    auto& reader = handed.value().item();
+    CHECK(reader.poll_read_chunk(waiter).is_pending());
+    REQUIRE_FALSE(producer.write_chunk("ab"));
+    CHECK(task.wakes() == 2);  // each chunk wakes a parked chunk read
+    CHECK(reader.poll_read_chunk(waiter).value().item() == "ab");
+    CHECK(reader.poll_read_chunk(waiter).is_pending());
+    REQUIRE_FALSE(producer.write_chunk("cd"));
+    REQUIRE_FALSE(producer.end_frame());
+    CHECK(reader.poll_read_chunk(waiter).value().item() == "cd");
+    CHECK(reader.poll_read_chunk(waiter).value().is_end());
+}
+
+TEST_CASE("a_group_over_its_byte_limit_aborts") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer producer{0, GroupLimits{.max_bytes = 8, .max_frames = 100}};
+    GroupConsumer consumer = producer.consume();
+    REQUIRE_FALSE(producer.write_frame("12345"));
+    CHECK(producer.write_frame("6789") == Error::too_large);
+    CHECK(producer.write_frame("x") == Error::closed);
+    CHECK(consumer.poll_read_frame(waiter).value().error() == Error::too_large);
+}
+
+TEST_CASE("a_group_over_its_frame_limit_aborts") {
+    GroupProducer producer{0, GroupLimits{.max_bytes = 1 << 20, .max_frames = 3}};
+    for (int i = 0; i < 3; ++i) REQUIRE_FALSE(producer.write_frame("f"));
+    CHECK(producer.write_frame("f") == Error::too_large);
+    CHECK(producer.start_frame(1) == Error::closed);
+}
+
+TEST_CASE("a_clone_reads_on_its_own_from_the_same_position") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer producer{0};
+    GroupConsumer original = producer.consume();
+    producer.write_frame("a");
+    producer.write_frame("b");
+    CHECK(frame_of(original.poll_read_frame(waiter)) == "a");
+    GroupConsumer clone = original;
+    CHECK(frame_of(clone.poll_read_frame(waiter)) == "b");
+    CHECK(frame_of(original.poll_read_frame(waiter)) == "b");
+}
+
+TEST_CASE_FIXTURE(OneGroup, "read_frames_returns_a_short_batch_and_parks_only_when_empty") {
+    CHECK(consumer.poll_read_frames(waiter, 4).is_pending());
+    producer.write_frame("a");
+    producer.write_frame("b");
+    auto batch = consumer.poll_read_frames(waiter, 4);
+    REQUIRE(batch.value().is_item());
+    CHECK(batch.value().item().size() == 2);
+    producer.write_frame("c");
+    producer.finish();
+    batch = consumer.poll_read_frames(waiter, 4);
+    CHECK(batch.value().item().size() == 1);
+    CHECK(consumer.poll_read_frames(waiter, 4).value().is_end());
+}
+
+TEST_CASE("read_object_hands_out_the_index_and_the_encoded_payload") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer producer{0};
+    GroupConsumer plain = producer.consume();
+    GroupConsumer packed = producer.consume();
+    packed.compressed();
+    producer.write_frame("aaaab");
+    producer.write_frame("cc");
+    auto first = plain.poll_read_object(waiter);
+    CHECK(first.value().item().index == 0);
+    CHECK(first.value().item().payload == "aaaab");
+    auto encoded = packed.poll_read_object(waiter);
+    CHECK(encoded.value().item().payload != "aaaab");
+    CHECK(moq::model::decompress(Codec::run_length, encoded.value().item().payload) == "aaaab");
+    CHECK(packed.poll_read_object(waiter).value().item().index == 1);
+    // Whole-frame reads are encoded too.
+    GroupConsumer reader = producer.consume();
+    reader.compressed();
+    CHECK(moq::model::decompress(Codec::run_length, frame_of(reader.poll_read_frame(waiter))) == "aaaab");
+}
+
+TEST_CASE("the_run_length_codec_round_trips") {
+    for (const std::string& plain : {std::string(), std::string("a"), std::string(600, 'z') + "q", std::string("abcabc")}) {
+        const std::string packed = moq::model::compress(Codec::run_length, plain);
+        CHECK(moq::model::decompress(Codec::run_length, packed) == plain);
+    }
+    CHECK_FALSE(moq::model::decompress(Codec::run_length, std::string("\0a", 2)).has_value());
+    CHECK_FALSE(moq::model::decompress(Codec::run_length, "abc").has_value());
+}
+
+TEST_CASE_FIXTURE(OneGroup, "finished_reports_the_frame_count_or_the_error") {
+    CHECK(consumer.poll_finished(waiter).is_pending());
+    producer.write_frame("a");
+    CHECK(task.wakes() == 1);
+    CHECK(consumer.poll_finished(waiter).is_pending());
+    producer.write_frame("b");
+    producer.finish();
+    CHECK(consumer.poll_finished(waiter).value().item() == 2);
+    CHECK(producer.frame_count() == 2);
+}

@@ -1,0 +1,350 @@
+// The idle gate of the whole-frame reads, and every disarm point of a group consumer.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <memory>
+
+#include "kio/cell.hpp"
+#include "kio/clock.hpp"
+#include "kio/waiter.hpp"
+#include "model/group.hpp"
+#include "model/idle.hpp"
+#include "support/allocation_counter.hpp"
+#include "support/counting_waker.hpp"
+#include "support/one_group.hpp"
+#include "support/lagging_clock.hpp"
+#include "support/test_recover.hpp"
+
+using moq::kio::Consumer;
+using moq::kio::Duration;
+using moq::kio::Instant;
+using moq::kio::ManualClock;
+using moq::kio::Producer;
+using moq::kio::Waiter;
+using moq::model::Bytes;
+using moq::model::DeadlineExpiry;
+using moq::model::Error;
+using moq::model::GroupConsumer;
+using moq::model::GroupProducer;
+using moq::model::Idle;
+using moq::test::TestPreferences;
+using moq::test::TestRecover;
+using moq::test::TestRouteState;
+using moq::test::ended;
+using moq::test::frame_of;
+using moq::test::OneGroup;
+using moq::test::WakeCounter;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Re-polls a parked read until its gate is armed: two parks set it up, the third arms it.
+void park_until_armed(GroupConsumer& consumer, const Waiter& waiter) {
+    for (int i = 0; i < 3; ++i) REQUIRE(consumer.poll_read_frame(waiter).is_pending());
+    REQUIRE(consumer.gate_armed());
+}
+
+
+
+// The consumer has read its one frame and parked for the next, gate armed.
+void read_one_then_park(OneGroup& group) {
+    group.producer.write_frame("a");
+    CHECK(frame_of(group.consumer.poll_read_frame(group.waiter)) == "a");
+    park_until_armed(group.consumer, group.waiter);
+}
+
+// A route and preferences, as a resume reader would hand a group.
+struct Route {
+    Producer<TestRouteState> route;
+    Producer<TestPreferences> preferences;
+    std::unique_ptr<TestRecover> recover(std::uint64_t generation) const {
+        return std::make_unique<TestRecover>(route.consume(), preferences.consume(), generation);
+    }
+    void serve(std::shared_ptr<GroupProducer> copy) {
+        route.modify([&](TestRouteState& state) {
+            ++state.generation;
+            state.serving = std::move(copy);
+        });
+    }
+};
+
+}  // namespace
+
+TEST_CASE("an_idle_frame_read_parks_for_the_task_polling_it") {
+    WakeCounter first_task;
+    WakeCounter second_task;
+    const Waiter first{first_task.waker()};
+    const Waiter second{second_task.waker()};
+    GroupProducer producer{0};
+    GroupConsumer consumer = producer.consume();
+    park_until_armed(consumer, first);
+    const auto walks = consumer.walk_counter().walks;
+    for (int i = 0; i < 10; ++i) CHECK(consumer.poll_read_frame(first).is_pending());
+    CHECK(consumer.walk_counter().walks == walks);  // nothing woke it: nothing walked
+    CHECK(consumer.walk_counter().idle_answers == 10);
+    // Another task polls: it walks, and the read now belongs to it.
+    CHECK(consumer.poll_read_frame(second).is_pending());
+    CHECK(consumer.walk_counter().walks == walks + 1);
+    producer.write_frame("next");
+    CHECK(second_task.wakes() == 1);
+    CHECK(frame_of(consumer.poll_read_frame(second)) == "next");
+}
+
+TEST_CASE_FIXTURE(OneGroup, "a_read_woken_by_its_frame_takes_no_gate") {
+    for (int i = 0; i < 20; ++i) {
+        CHECK(consumer.poll_read_frame(waiter).is_pending());
+        producer.write_frame("f");
+        CHECK(task.wakes() == i + 1);
+        CHECK(frame_of(consumer.poll_read_frame(waiter)) == "f");
+    }
+    CHECK_FALSE(consumer.has_gate());
+}
+
+TEST_CASE_FIXTURE(OneGroup, "a_chunked_read_moves_a_parked_frame_read_on") {
+    consumer.with_end(1);
+    REQUIRE_FALSE(producer.start_frame(4));
+    REQUIRE_FALSE(producer.write_chunk("ab"));
+    park_until_armed(consumer, waiter);  // a whole-frame read waits out the arriving frame
+    auto handed = consumer.poll_next_frame(waiter);
+    REQUIRE(handed.value().is_item());
+    // The cursor is now at its cap: the whole-frame read must say so, not stay parked.
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+}
+
+TEST_CASE_FIXTURE(OneGroup, "the_idle_path_allocates_nothing") {
+    park_until_armed(consumer, waiter);
+    const moq::test::AllocationScope scope;
+    for (int i = 0; i < 100; ++i) CHECK(consumer.poll_read_frame(waiter).is_pending());
+    CHECK(scope.count() == 0);
+}
+
+TEST_CASE("nested_gates_wake_through") {
+    // An outer reader gates its own walk and polls the group through its gate's waiter.
+    struct Outer {
+        Idle<int> gate;
+        GroupConsumer inner;
+        int walks = 0;
+        moq::kio::Poll<moq::model::Next<Bytes>> poll(const Waiter& waiter) {
+            if (gate.parked(waiter, 0)) return moq::kio::Poll<moq::model::Next<Bytes>>::pending();
+            ++walks;
+            auto answer = inner.poll_read_frame(gate.start(waiter, 0));
+            gate.finish(answer.is_pending());
+            return answer;
+        }
+    };
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer producer{0};
+    Outer outer{Idle<int>(), producer.consume()};
+    for (int i = 0; i < 3; ++i) {
+        CHECK(outer.poll(waiter).is_pending());
+        outer.gate.disarm();  // make the outer walk, so the inner read is polled again
+    }
+    // The outer gate's waiter is the same task to the inner gate: it stays armed.
+    CHECK(outer.inner.gate_armed());
+    const auto inner_walks = outer.inner.walk_counter().walks;
+    CHECK(outer.poll(waiter).is_pending());
+    CHECK(outer.inner.walk_counter().walks == inner_walks);
+    CHECK(outer.gate.armed());
+    producer.write_frame("through");
+    // inner gate -> outer gate -> task (the inner walks made before its gate existed
+    // registered the outer waiter directly too, so a second, spurious wake is allowed)
+    CHECK(task.wakes() >= 1);
+    CHECK_FALSE(outer.gate.parked(waiter, 0));
+    CHECK(frame_of(outer.poll(waiter)) == "through");
+}
+
+TEST_CASE("a_wake_during_a_walk_keeps_the_gate_unarmed") {
+    // An expiry whose input changes while the walk is still running: the walk must not
+    // arm, or that change would be lost behind the gate.
+    class RacingExpiry final : public moq::model::Expiry {
+    public:
+        bool is_expired(std::optional<Duration>, const Waiter& waiter) override {
+            (void)input.consume().poll(waiter, [](const int&) -> std::optional<int> { return std::nullopt; });
+            input.modify([](int& value) { ++value; });  // another thread's write, mid-walk
+            return false;
+        }
+        [[nodiscard]] std::optional<Instant> deadline(std::optional<Duration>) const override { return {}; }
+        Producer<int> input{0};
+    };
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer producer{0};
+    GroupConsumer consumer = producer.consume();
+    consumer.with_expiry(std::make_shared<RacingExpiry>());
+    for (int i = 0; i < 3; ++i) CHECK(consumer.poll_read_frame(waiter).is_pending());
+    CHECK(consumer.has_gate());
+    CHECK_FALSE(consumer.gate_armed());
+    const auto walks = consumer.walk_counter().walks;
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    CHECK(consumer.walk_counter().walks == walks + 1);
+}
+
+TEST_CASE_FIXTURE(OneGroup, "skip_to_disarms_the_gate") {
+    consumer.with_end(3);
+    read_one_then_park(*this);
+    consumer.skip_to(3);  // onto the cap: the read is over
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+}
+
+TEST_CASE_FIXTURE(OneGroup, "with_range_disarms_the_gate") {
+    read_one_then_park(*this);
+    consumer.with_range(0, 1);  // never rewinds; the new end is where the cursor stands
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+}
+
+TEST_CASE_FIXTURE(OneGroup, "with_end_disarms_the_gate") {
+    read_one_then_park(*this);
+    consumer.with_end(1);
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+}
+
+TEST_CASE("with_expiry_disarms_the_gate") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    ManualClock clock;
+    clock.advance_to(Instant{5s});
+    GroupProducer producer{0};
+    GroupConsumer consumer = producer.consume();
+    park_until_armed(consumer, waiter);
+    // Already stale, with nothing unread: the read ends cleanly.
+    consumer.with_expiry(std::make_shared<DeadlineExpiry>(clock, Instant{0s}, 1s));
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+}
+
+TEST_CASE("with_recover_disarms_the_gate") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer stalled{4};
+    auto replacement = std::make_shared<GroupProducer>(4);
+    replacement->write_frame("from the new copy");
+    Route route;
+    GroupConsumer consumer = stalled.consume();
+    park_until_armed(consumer, waiter);
+    route.serve(replacement);  // the route moved on before the recover was attached
+    consumer.with_recover(route.recover(0));
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "from the new copy");
+}
+
+TEST_CASE("a_new_expiry_verdict_disarms_the_gate") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    moq::test::LaggingClock clock;
+    GroupProducer producer{0};
+    GroupConsumer consumer = producer.consume();
+    consumer.with_expiry(std::make_shared<DeadlineExpiry>(clock, Instant{0s}, 1s));
+    park_until_armed(consumer, waiter);
+    clock.set_now(Instant{2s});  // time moved; its timer has not fired yet
+    auto finished = consumer.poll_finished(waiter);
+    REQUIRE(finished.is_ready());  // the verdict: stale with nothing unread, a clean end
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+    clock.fire();
+}
+
+TEST_CASE("an_adopted_replacement_disarms_the_gate") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer stalled{4};
+    auto replacement = std::make_shared<GroupProducer>(4);
+    replacement->write_frame("from the new copy");
+    Route route;
+    GroupConsumer consumer = stalled.consume();
+    consumer.with_recover(route.recover(0));
+    park_until_armed(consumer, waiter);
+    // The route's write is visible before its wake lands (it wakes after unlocking).
+    route.route.modify_quietly([&](TestRouteState& state) {
+        ++state.generation;
+        state.serving = replacement;
+    });
+    CHECK(consumer.poll_finished(waiter).is_pending());  // adopts the new copy, which is not finished
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "from the new copy");
+    route.route.notify();
+}
+
+TEST_CASE("a_parked_read_with_an_expiry_ends_when_its_deadline_passes") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    ManualClock clock;
+    GroupProducer producer{0};
+    GroupConsumer consumer = producer.consume();
+    consumer.with_expiry(std::make_shared<DeadlineExpiry>(clock, Instant{0s}, 1s));
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    clock.advance_to(Instant{1s});
+    CHECK(task.wakes() == 1);
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+}
+
+TEST_CASE("a_stale_group_with_a_frame_still_arriving_is_old") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    ManualClock clock;
+    GroupProducer producer{0};
+    GroupConsumer consumer = producer.consume();
+    consumer.with_expiry(std::make_shared<DeadlineExpiry>(clock, Instant{0s}, 1s));
+    REQUIRE_FALSE(producer.start_frame(2));
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    clock.advance_to(Instant{2s});
+    auto answer = consumer.poll_read_frame(waiter);
+    REQUIRE(answer.value().is_error());
+    CHECK(answer.value().error() == Error::old);
+    // Sticky: the frame completing later does not undo the verdict.
+    REQUIRE_FALSE(producer.write_chunk("ok"));
+    REQUIRE_FALSE(producer.end_frame());
+    CHECK(consumer.poll_read_frame(waiter).value().error() == Error::old);
+}
+
+TEST_CASE("a_budget_change_wakes_a_parked_read") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    ManualClock clock;
+    clock.advance_to(Instant{2s});
+    GroupProducer producer{0};
+    Route route;
+    route.preferences.modify([](TestPreferences& p) { p.budget = 10s; });
+    GroupConsumer consumer = producer.consume();
+    consumer.with_expiry(std::make_shared<DeadlineExpiry>(clock, Instant{0s}, 10s));
+    consumer.with_recover(route.recover(0));
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    route.preferences.modify([](TestPreferences& p) { p.budget = 1s; });
+    CHECK(task.wakes() == 1);
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+}
+
+TEST_CASE("a_parked_group_wakes_when_the_route_changes") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer stalled{4};
+    auto replacement = std::make_shared<GroupProducer>(4);
+    replacement->write_frame("a");
+    replacement->write_frame("b");
+    stalled.write_frame("a");
+    Route route;
+    GroupConsumer consumer = stalled.consume();
+    consumer.with_recover(route.recover(0));
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "a");
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    route.serve(replacement);
+    CHECK(task.wakes() == 1);
+    // Continues at the same frame index on the new copy.
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "b");
+}
+
+TEST_CASE("a_failed_copy_continues_from_the_replacement") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer failing{4};
+    auto replacement = std::make_shared<GroupProducer>(4);
+    replacement->write_frame("a");
+    replacement->write_frame("b");
+    replacement->finish();
+    failing.write_frame("a");
+    Route route;
+    GroupConsumer consumer = failing.consume();
+    consumer.with_recover(route.recover(0));
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "a");
+    failing.abort(Error::route_failed);
+    CHECK(consumer.poll_read_frame(waiter).is_pending());  // no replacement yet
+    route.serve(replacement);
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "b");
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+}

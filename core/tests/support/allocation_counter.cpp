@@ -1,0 +1,20 @@
+#include "support/allocation_counter.hpp"
+
+#include <cstdlib>
+#include <new>
+
+namespace {
+thread_local std::size_t allocation_count = 0;
+}
+
+namespace moq::test {
+std::size_t allocations_on_this_thread() { return allocation_count; }
+}  // namespace moq::test
+
+void* operator new(std::size_t size) {
+    ++allocation_count;
+    if (void* block = std::malloc(size == 0 ? 1 : size)) return block;
+    throw std::bad_alloc();
+}
+void operator delete(void* block) noexcept { std::free(block); }
+void operator delete(void* block, std::size_t) noexcept { std::free(block); }

@@ -1,0 +1,110 @@
+#include "util/mutation.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <atomic>
+#include <mutex>
+
+namespace moq::mutation {
+
+namespace {
+
+struct Registry {
+    std::mutex mutex;
+    std::vector<Site> sites;
+};
+
+Registry& registry() {
+    static Registry instance;
+    return instance;
+}
+
+std::string_view strip_build_prefix(std::string_view file) {
+    while (file.starts_with("../")) file.remove_prefix(3);
+    return file;
+}
+
+// -2: not read yet. Read from MOQ_MUTANT on first use in a mutants build.
+std::atomic<int> active_index{-2};
+std::once_flag environment_read;
+
+int index_of(std::string_view name) {
+    Registry& all = registry();
+    std::lock_guard lock(all.mutex);
+    for (std::size_t i = 0; i < all.sites.size(); ++i)
+        if (all.sites[i].name == name) return static_cast<int>(i);
+    return -1;
+}
+
+}  // namespace
+
+std::string_view category_name(Category category) {
+    switch (category) {
+        case Category::disarm: return "disarm";
+        case Category::register_input: return "register";
+        case Category::notify: return "notify";
+        case Category::gate: return "gate";
+    }
+    return "unknown";
+}
+
+int add_site(Site site) {
+    site.file = strip_build_prefix(site.file);
+    Registry& all = registry();
+    std::lock_guard lock(all.mutex);
+    all.sites.push_back(site);
+    return static_cast<int>(all.sites.size() - 1);
+}
+
+std::vector<Site> sites() {
+    Registry& all = registry();
+    std::vector<Site> copy;
+    {
+        std::lock_guard lock(all.mutex);
+        copy = all.sites;
+    }
+    std::sort(copy.begin(), copy.end(), [](const Site& a, const Site& b) { return a.name < b.name; });
+    return copy;
+}
+
+const Site* find_site(std::string_view name) {
+    const int index = index_of(name);
+    if (index < 0) return nullptr;
+    Registry& all = registry();
+    std::lock_guard lock(all.mutex);
+    return &all.sites[static_cast<std::size_t>(index)];
+}
+
+int active_mutant() {
+    std::call_once(environment_read, [] {
+        if (active_index.load() != -2) return;
+        active_index = -1;
+        const char* name = std::getenv("MOQ_MUTANT");
+        if (!name || !*name) return;
+        if (!mutants_enabled()) {
+            std::fprintf(stderr, "moqsim: MOQ_MUTANT is set but this build has no mutants "
+                                 "(configure with -Dmutants=true)\n");
+            std::exit(2);
+        }
+        active_index = index_of(name);
+        if (active_index < 0) {
+            std::fprintf(stderr, "moqsim: unknown mutant '%s' (moqsim list --sites names them)\n", name);
+            std::exit(2);
+        }
+    });
+    return active_index;
+}
+
+bool set_active_mutant(std::string_view name) {
+    active_mutant();  // settle the environment first, so it cannot override this later
+    if (name.empty()) {
+        active_index = -1;
+        return true;
+    }
+    const int index = index_of(name);
+    if (index < 0) return false;
+    active_index = index;
+    return true;
+}
+
+}  // namespace moq::mutation

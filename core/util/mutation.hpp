@@ -1,0 +1,75 @@
+// Mutation sites: every wake, registration, disarm point and gate check of the core is
+// named, so a test build can switch exactly one off and show that a test fails.
+//
+//   if (MOQ_SITE("group.skip_to.disarm", disarm)) gate.disarm();
+//
+// A normal build compiles a site to `true` (it still lands in the registry, at no run
+// time cost). A build configured with -Dmutants=true reads MOQ_MUTANT once and turns
+// that one site off.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace moq::mutation {
+
+enum class Category { disarm, register_input, notify, gate };
+
+std::string_view category_name(Category category);
+
+struct Site {
+    std::string_view name;
+    Category category;
+    std::string_view file;  // relative to the project root
+    int line;
+    std::string_view survivor_reason;  // empty unless no test can kill this site
+};
+
+// Every site linked into this program, ordered by name.
+std::vector<Site> sites();
+const Site* find_site(std::string_view name);
+
+// Registers a site; returns its index. Called from static initialisation.
+int add_site(Site site);
+
+// The index of the site switched off in this process, or -1.
+int active_mutant();
+// Switches one site off (an empty name switches none back on). False if unknown.
+bool set_active_mutant(std::string_view name);
+// Whether this build can switch sites off at all.
+constexpr bool mutants_enabled() {
+#ifdef MOQ_MUTANTS
+    return true;
+#else
+    return false;
+#endif
+}
+
+template <std::size_t N>
+struct Literal {
+    constexpr Literal(const char (&text)[N]) { std::copy_n(text, N, value); }  // NOLINT
+    char value[N];
+};
+
+template <Literal Name, Category Kind, Literal File, int Line, Literal Reason>
+struct SiteAt {
+    static inline const int index = add_site(Site{Name.value, Kind, File.value, Line, Reason.value});
+    static bool on() {
+#ifdef MOQ_MUTANTS
+        return active_mutant() != index;
+#else
+        static_cast<void>(index);  // odr-use: the site registers even when it cannot switch off
+        return true;
+#endif
+    }
+};
+
+}  // namespace moq::mutation
+
+#define MOQ_SITE_EXPLAINED(name, category, reason)                                          \
+    (::moq::mutation::SiteAt<name, ::moq::mutation::Category::category, __FILE__, __LINE__, \
+                             reason>::on())
+#define MOQ_SITE(name, category) MOQ_SITE_EXPLAINED(name, category, "")
