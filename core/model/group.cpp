@@ -198,24 +198,8 @@ GroupConsumer::GroupConsumer(const GroupConsumer& other)
 
 template <class T, class Walk>
 kio::Poll<Next<T>> GroupConsumer::gated(const kio::Waiter& waiter, Walk&& walk) {
-    if (gate_ && MOQ_SITE("group.gate.check", gate) && gate_->parked(waiter, Whole{})) {
-        ++counter_.idle_answers;
-        return kio::Poll<Next<T>>::pending();
-    }
-    ++counter_.walks;
-    const bool had_gate = gate_ != nullptr;
-    const kio::Waiter& through = had_gate ? gate_->start(waiter, Whole{}) : waiter;
-    kio::Poll<Next<T>> result = std::forward<Walk>(walk)(through);
-    const bool pending = result.is_pending();
-    if (had_gate) gate_->finish(pending);
-    if (!pending) {
-        parks_in_a_row_ = 0;
-    } else if (++parks_in_a_row_ >= 2 && !gate_ && MOQ_SITE("group.gate.setup", gate)) {
-        // Something keeps re-polling this read without a wake: worth a gate. It starts
-        // unarmed; the next read walks through it and arms it.
-        gate_ = std::make_unique<Idle<Whole>>();
-    }
-    return result;
+    return reads_.run(waiter, Whole{}, MOQ_SITE("group.gate.check", gate), MOQ_SITE("group.gate.setup", gate),
+                      [&](const kio::Waiter& through) -> kio::Poll<Next<T>> { return walk(through); });
 }
 
 template <class T, class Read>

@@ -19,6 +19,7 @@
 #include "model/codec.hpp"
 #include "model/error.hpp"
 #include "model/expiry.hpp"
+#include "model/gated_read.hpp"
 #include "model/group_state.hpp"
 #include "model/idle.hpp"
 #include "model/next.hpp"
@@ -111,9 +112,9 @@ public:
     [[nodiscard]] std::size_t index() const { return index_; }
     // The shared group this cursor reads, for a replacement built from it.
     [[nodiscard]] const GroupCell& cell() const { return cell_; }
-    [[nodiscard]] const WalkCounter& walk_counter() const { return counter_; }
-    [[nodiscard]] bool has_gate() const { return gate_ != nullptr; }
-    [[nodiscard]] bool gate_armed() const { return gate_ && gate_->armed(); }
+    [[nodiscard]] const WalkCounter& walk_counter() const { return reads_.counter(); }
+    [[nodiscard]] bool has_gate() const { return reads_.has_gate(); }
+    [[nodiscard]] bool gate_armed() const { return reads_.armed(); }
 
 private:
     struct Whole {};  // the one kind of frame-read walk
@@ -130,9 +131,7 @@ private:
     // The verdict for a read about to park: nullopt to stay Pending.
     std::optional<Next<std::monostate>> expiry_verdict(const kio::Waiter& waiter);
     [[nodiscard]] bool capped() const { return end_ && index_ >= *end_; }
-    void disarm() {
-        if (gate_) gate_->disarm();
-    }
+    void disarm() { reads_.disarm(); }
 
     std::uint64_t sequence_;
     GroupCell cell_;
@@ -143,9 +142,7 @@ private:
     bool expired_ = false;
     bool ended_ = false;
     std::unique_ptr<Recover> recover_;
-    std::unique_ptr<Idle<Whole>> gate_;
-    int parks_in_a_row_ = 0;
-    WalkCounter counter_;
+    GatedRead<Whole> reads_{2};
 };
 
 }  // namespace moq::model

@@ -19,6 +19,12 @@
 
 namespace moq::model {
 
+// Every gate of the process on or off, for side-by-side measurements of what the gates
+// buy. On by default; off, every read walks in full.
+inline std::atomic<bool> gates_switch{true};
+inline void set_gates_enabled(bool enabled) { gates_switch.store(enabled, std::memory_order_relaxed); }
+inline bool gates_enabled() { return gates_switch.load(std::memory_order_relaxed); }
+
 namespace detail {
 
 // The part of a gate its waker points at. Wakes arrive from any thread.
@@ -84,7 +90,7 @@ public:
     // True when the read may answer Pending without walking: armed, nothing fired,
     // the same kind of walk, and the same task that parked it.
     [[nodiscard]] bool parked(const kio::Waiter& waiter, const K& key) const {
-        if (!armed_ || !(key_ == key)) return false;
+        if (!armed_ || !(key_ == key) || !gates_enabled()) return false;
         if (shared_->fired()) return false;
         if (!MOQ_SITE("idle.parked.will_wake", gate)) return true;
         return waiter.waker().will_wake(task_);

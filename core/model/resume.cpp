@@ -1,0 +1,300 @@
+#include "model/resume.hpp"
+
+#include <algorithm>
+
+#include "util/mutation.hpp"
+
+namespace moq::model {
+
+namespace {
+
+const kio::Waiter& registering(bool on, const kio::Waiter& waiter) {
+    return on ? waiter : kio::noop_waiter();
+}
+
+std::optional<std::uint64_t> max_of(std::optional<std::uint64_t> a, std::optional<std::uint64_t> b) {
+    if (!a) return b;
+    if (!b) return a;
+    return std::max(*a, *b);
+}
+
+}  // namespace
+
+ResumeReader::ResumeReader(kio::Consumer<RouteState> route, kio::Consumer<Preferences> preferences,
+                           kio::Clock& clock, ResumeOptions options)
+    : route_(std::move(route)), preferences_(std::move(preferences)), clock_(&clock), options_(options) {}
+
+kio::Poll<Next<const Peek*>> ResumeReader::poll_peek_group(const kio::Waiter& waiter, Walk walk) {
+    if (peeked_ && peeked_->walk == walk) return Next<const Peek*>(&peeked_->peek);
+    return reads_[index(walk)].run(waiter, walk, MOQ_SITE("resume.gate.check", gate),
+                                   MOQ_SITE("resume.gate.setup", gate),
+                                   [&](const kio::Waiter& through) { return walk_once(through, walk); });
+}
+
+void ResumeReader::follow_route(const RouteState& route) {
+    seen_generation_ = route.generation;
+    const kio::Instant now = clock_->now();
+    for (Copy& copy : copies_) {
+        if (copy.replaced) continue;
+        // A replaced copy may still supply what it had, or may land, up to here.
+        copy.replaced = true;
+        copy.until = max_of(newest_, copy.track.latest());
+        copy.grace_deadline = now + options_.grace;
+    }
+    if (!route.serving) return;
+    Copy fresh{route.generation, *route.serving, {}, {}, false, std::nullopt, kio::Instant{}, mirrored_, newest_.value_or(0)};
+    copies_.push_back(std::move(fresh));
+}
+
+TrackCursor& ResumeReader::cursor(Copy& copy, Walk walk) {
+    std::optional<TrackCursor>& slot = copy.cursors[index(walk)];
+    if (!slot) {
+        std::uint64_t floor = std::max(range_start_, copy.start);
+        if (walk == Walk::sequence && floor_) floor = std::max(floor, *floor_ + 1);
+        slot.emplace(copy.track.cursor(walk, floor));
+    }
+    return *slot;
+}
+
+bool ResumeReader::deliverable(const Copy& copy, std::uint64_t sequence, Walk walk) const {
+    if (sequence < range_start_ || (range_end_ && sequence >= *range_end_)) return false;
+    if (copy.replaced && (!copy.until || sequence > *copy.until)) return false;
+    if (walk == Walk::sequence) return !floor_ || sequence > *floor_;
+    return !delivered_.contains(sequence);
+}
+
+bool ResumeReader::may_land(const Copy& copy, Walk walk, std::optional<std::uint64_t> below) const {
+    if (!copy.replaced || !copy.until) return false;
+    std::uint64_t upper = *copy.until;
+    if (below) {
+        if (*below == 0) return false;
+        upper = std::min(upper, *below - 1);
+    }
+    if (range_end_) {
+        if (*range_end_ == 0) return false;
+        upper = std::min(upper, *range_end_ - 1);
+    }
+    std::uint64_t lower = std::max(range_start_, copy.start);
+    if (walk == Walk::sequence && floor_) lower = std::max(lower, *floor_ + 1);
+    if (lower > upper) return false;
+    // Bounded: only the newest window of candidates is looked at.
+    lower = std::max(lower, upper >= options_.delivered_window ? upper - options_.delivered_window + 1 : 0);
+    return copy.track.cell().read([&](const TrackState& state) {
+        if (state.abort) return false;
+        // Below the first group the copy ever had, nothing is missing: it never had it.
+        if (!state.groups.empty()) lower = std::max(lower, state.groups.begin()->first);
+        for (std::uint64_t sequence = lower; sequence <= upper; ++sequence) {
+            if (walk == Walk::arrival && delivered_.contains(sequence)) continue;
+            if (!state.groups.contains(sequence)) return true;
+        }
+        return false;
+    });
+}
+
+bool ResumeReader::retained(const Copy& copy, Walk walk, kio::Instant now) const {
+    return copy.replaced && !copy.done[index(walk)] && now < copy.grace_deadline && may_land(copy, walk, std::nullopt);
+}
+
+void ResumeReader::let_go(Walk walk, kio::Instant now) {
+    const Walk other = walk == Walk::arrival ? Walk::sequence : Walk::arrival;
+    std::erase_if(copies_, [&](const Copy& copy) {
+        if (!copy.replaced) return false;
+        if (peeked_ && peeked_->generation == copy.generation) return false;
+        const bool other_used = copy.cursors[index(other)].has_value();
+        return !retained(copy, walk, now) && !(other_used && retained(copy, other, now));
+    });
+}
+
+bool ResumeReader::range_exhausted(Walk walk) const {
+    if (!range_end_) return false;
+    if (range_start_ >= *range_end_) return true;
+    if (walk == Walk::sequence) return floor_ && *floor_ + 1 >= *range_end_;
+    if (*range_end_ - range_start_ > options_.delivered_window) return false;
+    for (std::uint64_t sequence = range_start_; sequence < *range_end_; ++sequence)
+        if (!delivered_.contains(sequence)) return false;
+    return true;
+}
+
+kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, Walk walk) {
+    // The route first, before looking at any copy: a read that parks past a drained
+    // serving copy must still hear a new route.
+    const RouteState route = route_.read_and_watch(
+        registering(MOQ_SITE("resume.route.register", register_input), waiter),
+        [](const RouteState& state) { return state; });
+    const bool route_closed = route_.is_closed();
+    // Preferences are re-read and re-registered on every walk.
+    const Preferences preferences = preferences_.read_and_watch(
+        registering(MOQ_SITE("resume.preferences.register", register_input), waiter),
+        [](const Preferences& state) { return state; });
+    if (!(preferences == mirrored_)) {
+        mirrored_ = preferences;
+        for (Copy& copy : copies_)
+            if (!copy.replaced) copy.demand = preferences;
+    }
+    if (route.generation != seen_generation_) follow_route(route);
+
+    const std::size_t slot = index(walk);
+    Copy* best_copy = nullptr;
+    const Peek* best = nullptr;
+    for (auto copy = copies_.rbegin(); copy != copies_.rend(); ++copy) {
+        if (copy->done[slot]) continue;
+        TrackCursor& reader = cursor(*copy, walk);
+        for (;;) {
+            // Through this walk's waiter: the copy's own gate nests inside this one.
+            const kio::Waiter& registered =
+                registering(MOQ_SITE("resume.copy.register", register_input), waiter);
+            auto answer = reader.poll_peek(registered);
+            if (answer.is_pending()) break;
+            if (!answer.value().is_item()) {
+                copy->done[slot] = answer.value().is_end() ? std::optional<Error>() : answer.value().error();
+                break;
+            }
+            const Peek* peek = answer.value().item();
+            if (!deliverable(*copy, peek->sequence, walk)) {
+                reader.skip();
+                continue;
+            }
+            if (walk == Walk::arrival) {
+                peeked_.emplace(Peeked{walk, copy->generation, *peek});
+                return Next<const Peek*>(&peeked_->peek);
+            }
+            if (!best || peek->sequence < best->sequence) {
+                best = peek;
+                best_copy = &*copy;
+            }
+            break;
+        }
+    }
+
+    const kio::Instant now = clock_->now();
+    if (best) {
+        // Handing this out moves the floor past anything lower: wait while a replaced
+        // copy within its grace may still land one of those.
+        const bool waiting = std::any_of(copies_.begin(), copies_.end(), [&](const Copy& copy) {
+            return now < copy.grace_deadline && !copy.done[slot] && may_land(copy, walk, best->sequence);
+        });
+        if (!waiting) {
+            peeked_.emplace(Peeked{walk, best_copy->generation, *best});
+            return Next<const Peek*>(&peeked_->peek);
+        }
+    }
+
+    let_go(walk, now);
+    const bool any_retained =
+        std::any_of(copies_.begin(), copies_.end(), [&](const Copy& copy) { return retained(copy, walk, now); });
+    const Copy* serving =
+        (route.serving && !copies_.empty() && copies_.back().generation == seen_generation_) ? &copies_.back() : nullptr;
+    if (!best && !any_retained) {
+        if (range_exhausted(walk)) return Next<const Peek*>(End{});
+        if (route.end) {
+            if (*route.end) return Next<const Peek*>(**route.end);
+            if (!serving || serving->done[slot]) {
+                if (serving && *serving->done[slot]) return Next<const Peek*>(**serving->done[slot]);
+                return Next<const Peek*>(End{});
+            }
+        } else if (serving && serving->done[slot] && !*serving->done[slot]) {
+            return Next<const Peek*>(End{});  // the serving copy ended cleanly
+        } else if (route_closed && !serving) {
+            return Next<const Peek*>(Error::dropped);
+        }
+        // A serving copy that failed waits for the next route.
+    }
+    // Wake when the earliest retained copy's grace runs out, so its let-go (and any
+    // clean end it was holding back) is never reported late.
+    std::optional<kio::Instant> earliest;
+    for (const Copy& copy : copies_) {
+        if (!copy.replaced || copy.done[slot] || now >= copy.grace_deadline) continue;
+        if (!earliest || copy.grace_deadline < *earliest) earliest = copy.grace_deadline;
+    }
+    if (earliest) clock_->wake_at(*earliest, registering(MOQ_SITE("resume.grace.register", register_input), waiter));
+    return kio::Poll<Next<const Peek*>>::pending();
+}
+
+std::optional<GroupConsumer> ResumeReader::take() {
+    if (!peeked_) return std::nullopt;
+    Peeked taken = std::move(*peeked_);
+    peeked_.reset();
+    for (Copy& copy : copies_)
+        if (copy.generation == taken.generation) cursor(copy, taken.walk).take();
+    const std::uint64_t sequence = taken.peek.sequence;
+    if (taken.walk == Walk::sequence) {
+        floor_ = sequence;
+    } else {
+        delivered_.insert(sequence);
+        while (delivered_.size() > options_.delivered_window) delivered_.erase(delivered_.begin());
+    }
+    newest_ = max_of(newest_, sequence);
+    GroupConsumer group = std::move(taken.peek.group);
+    group.with_recover(std::make_unique<ResumeRecover>(route_, preferences_, taken.generation, sequence));
+    if (MOQ_SITE_EXPLAINED("resume.take.disarm", disarm,
+                           "take follows a Ready peek of the same walk, which left that walk's gate "
+                           "unarmed; the other walk reads its own floor or delivered set, which this "
+                           "take does not move."))
+        disarm_all();
+    return group;
+}
+
+void ResumeReader::set_range(std::uint64_t start, std::optional<std::uint64_t> end) {
+    range_start_ = start;
+    range_end_ = end;
+    if (peeked_ && (peeked_->peek.sequence < start || (end && peeked_->peek.sequence >= *end))) peeked_.reset();
+    for (Copy& copy : copies_)
+        for (std::optional<TrackCursor>& reader : copy.cursors)
+            if (reader) reader->raise_floor(start);
+    if (MOQ_SITE("resume.set_range.disarm", disarm)) disarm_all();
+}
+
+void ResumeReader::skip_ordered(std::uint64_t floor) {
+    if (floor_ && floor <= *floor_) return;
+    floor_ = floor;
+    if (peeked_ && peeked_->walk == Walk::sequence && peeked_->peek.sequence <= floor) peeked_.reset();
+    // A raised floor can turn a replaced copy from waiting to done, which no input
+    // notifies.
+    if (MOQ_SITE("resume.skip_ordered.disarm", disarm)) disarm_all();
+}
+
+void ResumeReader::disarm_all() {
+    for (GatedRead<Walk>& read : reads_) read.disarm();
+}
+
+std::vector<CopyView> ResumeReader::copies() const {
+    std::vector<CopyView> views;
+    for (const Copy& copy : copies_)
+        views.push_back(CopyView{copy.generation, copy.replaced, copy.until, copy.grace_deadline, copy.demand});
+    return views;
+}
+
+// ---- recover ----
+
+std::optional<kio::Duration> ResumeRecover::poll_budget(const kio::Waiter& waiter) {
+    return preferences_.read_and_watch(waiter, [](const Preferences& preferences) { return preferences.max_age; });
+}
+
+bool ResumeRecover::wants(std::optional<Error> failed, const kio::Waiter& waiter) {
+    const std::uint64_t generation =
+        route_.read_and_watch(waiter, [](const RouteState& state) { return state.generation; });
+    if (failed && !is_verdict(*failed)) return true;
+    return generation != generation_;
+}
+
+kio::Poll<std::variant<Replacement, Error>> ResumeRecover::poll(std::size_t, std::optional<Error> failed,
+                                                               const kio::Waiter& waiter) {
+    using Answer = std::variant<Replacement, Error>;
+    const RouteState route = route_.read_and_watch(waiter, [](const RouteState& state) { return state; });
+    if (route.end && *route.end) return Answer(**route.end);
+    if (route.generation == generation_ || !route.serving) {
+        // Nothing newer to continue from; once the route has ended nothing will come.
+        if (route.end || route_.is_closed()) return Answer(failed.value_or(Error::unroutable));
+        return kio::Poll<Answer>::pending();
+    }
+    auto group = route.serving->poll_group(sequence_, waiter);
+    if (group.is_pending()) return kio::Poll<Answer>::pending();
+    if (!group.value().is_item()) {
+        // The serving copy will not deliver it: final only for a copy that failed.
+        if (failed) return Answer(group.value().is_error() ? group.value().error() : *failed);
+        return kio::Poll<Answer>::pending();
+    }
+    return Answer(Replacement{group.value().item().cell(), nullptr, route.generation});
+}
+
+}  // namespace moq::model

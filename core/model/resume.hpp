@@ -1,0 +1,136 @@
+// The resume reader: one logical track read from several copies (one per route) as the
+// route moves between them. The newest copy whose generation matches the route serves;
+// older copies are replaced, capped at `until`, and kept for a grace period while a group
+// they may still deliver is missing. Each walk order parks through its own idle gate.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "kio/cell.hpp"
+#include "kio/clock.hpp"
+#include "kio/poll.hpp"
+#include "kio/waiter.hpp"
+#include "model/gated_read.hpp"
+#include "model/group.hpp"
+#include "model/next.hpp"
+#include "model/recover.hpp"
+#include "model/route.hpp"
+#include "model/track.hpp"
+#include "model/walk.hpp"
+
+namespace moq::model {
+
+struct ResumeOptions {
+    // How long a replaced copy is kept while a group it may still deliver is missing.
+    kio::Duration grace = std::chrono::seconds(1);
+    // How many handed-out sequences an arrival walk remembers to hand out none twice.
+    std::size_t delivered_window = 1024;
+};
+
+// A replaced copy, as tests and the oracle see it.
+struct CopyView {
+    std::uint64_t generation = 0;
+    bool replaced = false;
+    std::optional<std::uint64_t> until;
+    kio::Instant grace_deadline;
+    Preferences demand;  // the preferences mirrored into this copy
+};
+
+class ResumeReader {
+public:
+    ResumeReader(kio::Consumer<RouteState> route, kio::Consumer<Preferences> preferences, kio::Clock& clock,
+                 ResumeOptions options = {});
+
+    // The next group of `walk` without handing it out.
+    kio::Poll<Next<const Peek*>> poll_peek_group(const kio::Waiter& waiter, Walk walk);
+    // Hands out the peeked group, with a recover over this route and preferences.
+    std::optional<GroupConsumer> take();
+    // Only sequences in [start, end) from now on. A disarm point.
+    void set_range(std::uint64_t start, std::optional<std::uint64_t> end);
+    // A nested route moved the handed-out floor of sequence walks. A disarm point.
+    void skip_ordered(std::uint64_t floor);
+
+    // True when a peek of `walk` by this task would answer Pending without walking.
+    [[nodiscard]] bool parked(const kio::Waiter& waiter, Walk walk) const {
+        return reads_[index(walk)].parked(waiter, walk);
+    }
+    [[nodiscard]] const WalkCounter& walk_counter(Walk walk) const { return reads_[index(walk)].counter(); }
+    [[nodiscard]] bool gate_armed(Walk walk) const { return reads_[index(walk)].armed(); }
+    [[nodiscard]] std::vector<CopyView> copies() const;
+    [[nodiscard]] std::optional<std::uint64_t> ordered_floor() const { return floor_; }
+
+private:
+    struct Copy {
+        std::uint64_t generation;
+        TrackConsumer track;
+        std::array<std::optional<TrackCursor>, 2> cursors;
+        std::array<std::optional<std::optional<Error>>, 2> done;  // per walk: end or error
+        bool replaced = false;
+        std::optional<std::uint64_t> until;
+        kio::Instant grace_deadline;
+        Preferences demand;
+        std::uint64_t start = 0;  // arrival walks of this copy start here (newest handed out)
+    };
+    struct Peeked {
+        Walk walk;
+        std::uint64_t generation;
+        Peek peek;
+    };
+
+    static std::size_t index(Walk walk) { return walk == Walk::arrival ? 0 : 1; }
+    kio::Poll<Next<const Peek*>> walk_once(const kio::Waiter& waiter, Walk walk);
+    void follow_route(const RouteState& route);
+    TrackCursor& cursor(Copy& copy, Walk walk);
+    [[nodiscard]] bool deliverable(const Copy& copy, std::uint64_t sequence, Walk walk) const;
+    // A group at or below `below` that `copy` does not have yet but may still land.
+    [[nodiscard]] bool may_land(const Copy& copy, Walk walk, std::optional<std::uint64_t> below) const;
+    [[nodiscard]] bool retained(const Copy& copy, Walk walk, kio::Instant now) const;
+    void let_go(Walk walk, kio::Instant now);
+    [[nodiscard]] bool range_exhausted(Walk walk) const;
+    void disarm_all();
+
+    kio::Consumer<RouteState> route_;
+    kio::Consumer<Preferences> preferences_;
+    kio::Clock* clock_;
+    ResumeOptions options_;
+    std::uint64_t seen_generation_ = 0;
+    std::deque<Copy> copies_;  // oldest first; the newest may serve
+    std::optional<Peeked> peeked_;
+    std::optional<std::uint64_t> floor_;   // last sequence a sequence walk handed out
+    std::set<std::uint64_t> delivered_;    // what arrival walks handed out, bounded
+    std::optional<std::uint64_t> newest_;  // highest sequence handed out by any walk
+    std::uint64_t range_start_ = 0;
+    std::optional<std::uint64_t> range_end_;
+    Preferences mirrored_;
+    std::array<GatedRead<Walk>, 2> reads_{GatedRead<Walk>(1), GatedRead<Walk>(1)};
+};
+
+// The recover a resumed group carries: its route and the reader's preferences.
+class ResumeRecover final : public Recover {
+public:
+    ResumeRecover(kio::Consumer<RouteState> route, kio::Consumer<Preferences> preferences, std::uint64_t generation,
+                  std::uint64_t sequence)
+        : route_(std::move(route)), preferences_(std::move(preferences)), generation_(generation), sequence_(sequence) {}
+
+    std::optional<kio::Duration> poll_budget(const kio::Waiter& waiter) override;
+    bool wants(std::optional<Error> failed, const kio::Waiter& waiter) override;
+    kio::Poll<std::variant<Replacement, Error>> poll(std::size_t index, std::optional<Error> failed,
+                                                    const kio::Waiter& waiter) override;
+    void adopt(const Replacement& replacement) override { generation_ = replacement.generation; }
+    [[nodiscard]] std::unique_ptr<Recover> clone() const override {
+        return std::make_unique<ResumeRecover>(route_, preferences_, generation_, sequence_);
+    }
+
+private:
+    kio::Consumer<RouteState> route_;
+    kio::Consumer<Preferences> preferences_;
+    std::uint64_t generation_;
+    std::uint64_t sequence_;
+};
+
+}  // namespace moq::model

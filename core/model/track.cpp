@@ -1,0 +1,147 @@
+#include "model/track.hpp"
+
+#include "util/mutation.hpp"
+
+namespace moq::model {
+
+namespace {
+
+const kio::Waiter& registering(bool on, const kio::Waiter& waiter) {
+    return on ? waiter : kio::noop_waiter();
+}
+
+}  // namespace
+
+std::variant<GroupProducer, Error> TrackProducer::create_group(std::uint64_t sequence, GroupLimits limits) {
+    std::optional<GroupProducer> created;
+    std::optional<Error> refused;
+    const bool open = cell_.modify_quietly([&](TrackState& state) {
+        if (state.abort) {
+            refused = *state.abort;
+        } else if ((state.final_sequence && sequence >= *state.final_sequence) || state.groups.contains(sequence)) {
+            refused = Error::closed;
+        } else {
+            created.emplace(sequence, limits);
+            state.groups.emplace(sequence, created->consume());
+            state.arrival.push_back(sequence);
+            if (!state.max_sequence || sequence > *state.max_sequence) state.max_sequence = sequence;
+        }
+    });
+    if (!open) return Error::closed;
+    if (refused) return *refused;
+    if (MOQ_SITE("track.create_group.notify", notify)) cell_.notify();
+    return std::move(*created);
+}
+
+std::variant<GroupProducer, Error> TrackProducer::append_group(GroupLimits limits) {
+    const std::uint64_t next = cell_.read([](const TrackState& state) {
+        return state.max_sequence ? *state.max_sequence + 1 : 0;
+    });
+    return create_group(next, limits);
+}
+
+std::optional<Error> TrackProducer::finish() {
+    std::optional<Error> refused;
+    const bool open = cell_.modify_quietly([&](TrackState& state) {
+        if (state.final_sequence || state.abort) {
+            refused = Error::closed;
+            return;
+        }
+        state.final_sequence = state.max_sequence ? *state.max_sequence + 1 : 0;
+    });
+    if (!open) return Error::closed;
+    if (!refused && MOQ_SITE("track.finish.notify", notify)) cell_.notify();
+    return refused;
+}
+
+void TrackProducer::abort(Error error) {
+    const bool open = cell_.modify_quietly([&](TrackState& state) {
+        if (!state.abort) state.abort = error;
+    });
+    if (open && MOQ_SITE("track.abort.notify", notify)) cell_.close();
+}
+
+TrackConsumer TrackProducer::consume() const { return TrackConsumer(cell_.consume()); }
+
+std::optional<std::uint64_t> TrackProducer::latest() const {
+    return cell_.read([](const TrackState& state) { return state.max_sequence; });
+}
+
+TrackCursor TrackConsumer::cursor(Walk walk, std::uint64_t floor) const { return TrackCursor(*this, walk, floor); }
+
+std::optional<std::uint64_t> TrackConsumer::latest() const {
+    return cell_.read([](const TrackState& state) { return state.max_sequence; });
+}
+
+kio::Poll<Next<GroupConsumer>> TrackConsumer::poll_group(std::uint64_t sequence, const kio::Waiter& waiter) const {
+    auto answer = cell_.poll(waiter, [&](const TrackState& state) -> std::optional<Next<GroupConsumer>> {
+        if (auto found = state.groups.find(sequence); found != state.groups.end())
+            return Next<GroupConsumer>(found->second);
+        if (state.abort) return Next<GroupConsumer>(*state.abort);
+        if (state.final_sequence && sequence >= *state.final_sequence) return Next<GroupConsumer>(Error::not_found);
+        return std::nullopt;
+    });
+    if (answer.is_ready()) return std::move(answer.value());
+    if (answer.is_closed()) return Next<GroupConsumer>(Error::dropped);
+    return kio::Poll<Next<GroupConsumer>>::pending();
+}
+
+kio::Poll<Next<const Peek*>> TrackCursor::poll_peek(const kio::Waiter& waiter) {
+    if (peeked_) return Next<const Peek*>(&*peeked_);
+    return reads_.run(waiter, walk_, MOQ_SITE("track.gate.check", gate), MOQ_SITE("track.gate.setup", gate),
+                      [&](const kio::Waiter& through) { return walk_once(through); });
+}
+
+kio::Poll<Next<const Peek*>> TrackCursor::walk_once(const kio::Waiter& waiter) {
+    const kio::Waiter& registered = registering(MOQ_SITE("track.cursor.register", register_input), waiter);
+    auto answer = track_.cell().poll(registered, [&](const TrackState& state) -> std::optional<Next<std::monostate>> {
+        if (walk_ == Walk::arrival) {
+            for (; arrival_index_ < state.arrival.size(); ++arrival_index_) {
+                const std::uint64_t sequence = state.arrival[arrival_index_];
+                if (sequence < floor_) continue;
+                peeked_.emplace(Peek{sequence, state.groups.at(sequence)});
+                return Next<std::monostate>(std::monostate{});
+            }
+            if (state.abort) return Next<std::monostate>(*state.abort);
+            if (state.final_sequence) return Next<std::monostate>(End{});
+            return std::nullopt;
+        }
+        if (auto next = state.groups.lower_bound(floor_); next != state.groups.end()) {
+            peeked_.emplace(Peek{next->first, next->second});
+            return Next<std::monostate>(std::monostate{});
+        }
+        if (state.abort) return Next<std::monostate>(*state.abort);
+        if (state.final_sequence && *state.final_sequence <= floor_) return Next<std::monostate>(End{});
+        return std::nullopt;
+    });
+    if (answer.is_closed()) return Next<const Peek*>(Error::dropped);
+    if (answer.is_pending()) return kio::Poll<Next<const Peek*>>::pending();
+    if (answer.value().is_item()) return Next<const Peek*>(&*peeked_);
+    if (answer.value().is_end()) return Next<const Peek*>(End{});
+    return Next<const Peek*>(answer.value().error());
+}
+
+std::optional<Peek> TrackCursor::take() {
+    if (!peeked_) return std::nullopt;
+    std::optional<Peek> taken = std::move(peeked_);
+    peeked_.reset();
+    if (walk_ == Walk::arrival) {
+        ++arrival_index_;
+    } else {
+        floor_ = taken->sequence + 1;
+    }
+    // No disarm: the peek that found this group answered Ready, which left the gate
+    // unarmed, and the next peek walks anyway.
+    return taken;
+}
+
+void TrackCursor::skip() { take(); }
+
+void TrackCursor::raise_floor(std::uint64_t floor) {
+    if (floor <= floor_) return;
+    floor_ = floor;
+    if (peeked_ && peeked_->sequence < floor_) peeked_.reset();
+    if (MOQ_SITE("track.raise_floor.disarm", disarm)) disarm();
+}
+
+}  // namespace moq::model

@@ -1,0 +1,111 @@
+// A track: groups by sequence, and the order they landed in. The producer creates and
+// finishes groups; a cursor walks them in arrival or sequence order through its own
+// idle gate.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "kio/cell.hpp"
+#include "kio/poll.hpp"
+#include "kio/waiter.hpp"
+#include "model/error.hpp"
+#include "model/gated_read.hpp"
+#include "model/group.hpp"
+#include "model/next.hpp"
+#include "model/walk.hpp"
+
+namespace moq::model {
+
+struct TrackState {
+    std::map<std::uint64_t, GroupConsumer> groups;  // a reader at frame 0 of each group
+    std::vector<std::uint64_t> arrival;             // sequences in landing order
+    std::optional<std::uint64_t> max_sequence;
+    std::optional<std::uint64_t> final_sequence;    // exclusive end, once finished
+    std::optional<Error> abort;
+};
+
+class TrackConsumer;
+
+class TrackProducer {
+public:
+    TrackProducer() : cell_(std::in_place) {}
+
+    // A new group at `sequence`; refused once the track is finished at or below it,
+    // aborted, or when the sequence already exists.
+    std::variant<GroupProducer, Error> create_group(std::uint64_t sequence, GroupLimits limits = {});
+    // A new group one past the newest.
+    std::variant<GroupProducer, Error> append_group(GroupLimits limits = {});
+    // No group past the newest; groups below it may still land.
+    std::optional<Error> finish();
+    void abort(Error error);
+
+    [[nodiscard]] TrackConsumer consume() const;
+    [[nodiscard]] std::optional<std::uint64_t> latest() const;
+
+private:
+    kio::Producer<TrackState> cell_;
+};
+
+class TrackCursor;
+
+class TrackConsumer {
+public:
+    explicit TrackConsumer(kio::Consumer<TrackState> cell) : cell_(std::move(cell)) {}
+
+    [[nodiscard]] TrackCursor cursor(Walk walk, std::uint64_t floor = 0) const;
+    // The group at `sequence` once it lands, or the track's end.
+    kio::Poll<Next<GroupConsumer>> poll_group(std::uint64_t sequence, const kio::Waiter& waiter) const;
+    [[nodiscard]] std::optional<std::uint64_t> latest() const;
+    [[nodiscard]] bool same_track(const TrackConsumer& other) const { return cell_.same_cell(other.cell_); }
+    [[nodiscard]] const kio::Consumer<TrackState>& cell() const { return cell_; }
+
+private:
+    kio::Consumer<TrackState> cell_;
+};
+
+// What a cursor peeked: the group it would hand out next.
+struct Peek {
+    std::uint64_t sequence = 0;
+    GroupConsumer group;
+};
+
+class TrackCursor {
+public:
+    TrackCursor(TrackConsumer track, Walk walk, std::uint64_t floor)
+        : track_(std::move(track)), walk_(walk), floor_(floor) {}
+    TrackCursor(TrackCursor&&) noexcept = default;
+    TrackCursor& operator=(TrackCursor&&) noexcept = default;
+
+    // The next group without handing it out. Gated: a re-poll by the same task that
+    // nothing woke answers Pending without walking.
+    kio::Poll<Next<const Peek*>> poll_peek(const kio::Waiter& waiter);
+    // Hands out the peeked group and moves past it. A disarm point.
+    std::optional<Peek> take();
+    // Skips the peeked group without handing it out. A disarm point.
+    void skip();
+    // Sequences below `floor` are never offered again. A disarm point.
+    void raise_floor(std::uint64_t floor);
+
+    [[nodiscard]] Walk walk() const { return walk_; }
+    [[nodiscard]] const TrackConsumer& track() const { return track_; }
+    [[nodiscard]] const WalkCounter& walk_counter() const { return reads_.counter(); }
+    [[nodiscard]] bool gate_armed() const { return reads_.armed(); }
+
+private:
+    kio::Poll<Next<const Peek*>> walk_once(const kio::Waiter& waiter);
+    void disarm() { reads_.disarm(); }
+
+    TrackConsumer track_;
+    Walk walk_;
+    std::uint64_t floor_;             // sequences below are not offered
+    std::size_t arrival_index_ = 0;   // next arrival entry to look at
+    std::optional<Peek> peeked_;
+    GatedRead<Walk> reads_{1};
+};
+
+}  // namespace moq::model
