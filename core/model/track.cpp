@@ -40,14 +40,23 @@ std::variant<GroupProducer, Error> TrackProducer::append_group(GroupLimits limit
     return create_group(next, limits);
 }
 
-std::optional<Error> TrackProducer::finish() {
+std::optional<Error> TrackProducer::finish() { return finish_at(std::nullopt); }
+
+std::optional<Error> TrackProducer::finish_at(std::uint64_t final_sequence) {
+    return finish_at(std::optional<std::uint64_t>(final_sequence));
+}
+
+std::optional<Error> TrackProducer::finish_at(std::optional<std::uint64_t> final_sequence) {
     std::optional<Error> refused;
     const bool open = cell_.modify_quietly([&](TrackState& state) {
+        const std::uint64_t past_newest = state.max_sequence ? *state.max_sequence + 1 : 0;
         if (state.final_sequence || state.abort) {
             refused = Error::closed;
-            return;
+        } else if (final_sequence && *final_sequence < past_newest) {
+            refused = Error::closed;
+        } else {
+            state.final_sequence = final_sequence.value_or(past_newest);
         }
-        state.final_sequence = state.max_sequence ? *state.max_sequence + 1 : 0;
     });
     if (!open) return Error::closed;
     if (!refused && MOQ_SITE("track.finish.notify", notify)) cell_.notify();

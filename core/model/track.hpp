@@ -42,12 +42,16 @@ public:
     std::variant<GroupProducer, Error> append_group(GroupLimits limits = {});
     // No group past the newest; groups below it may still land.
     std::optional<Error> finish();
+    // No group at or past `final_sequence`, which must lie above the newest.
+    std::optional<Error> finish_at(std::uint64_t final_sequence);
     void abort(Error error);
 
     [[nodiscard]] TrackConsumer consume() const;
     [[nodiscard]] std::optional<std::uint64_t> latest() const;
 
 private:
+    std::optional<Error> finish_at(std::optional<std::uint64_t> final_sequence);
+
     kio::Producer<TrackState> cell_;
 };
 

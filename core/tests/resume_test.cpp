@@ -1,0 +1,223 @@
+#include <doctest/doctest.h>
+
+#include <chrono>
+
+#include "model/subscriber.hpp"
+#include "support/front.hpp"
+
+using moq::kio::Instant;
+using moq::kio::Waiter;
+using moq::model::Error;
+using moq::model::Preferences;
+using moq::model::Walk;
+using moq::test::Front;
+using moq::test::WakeCounter;
+using namespace std::chrono_literals;
+
+TEST_CASE_FIXTURE(Front, "a_reader_reads_the_serving_copy") {
+    land(a, 0);
+    land(a, 1);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(take(Walk::arrival) == 1);
+    CHECK(pending(Walk::arrival));
+    a.finish();
+    CHECK(task.wakes() == 1);
+    CHECK(ended(Walk::arrival));
+}
+
+TEST_CASE_FIXTURE(Front, "a_group_both_copies_deliver_is_handed_out_once") {
+    land(a, 0);
+    land(b, 0);
+    land(b, 1);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::arrival) == 0);
+    route.serve_from(b.consume());
+    CHECK(take(Walk::arrival) == 1);
+    CHECK(pending(Walk::arrival));
+}
+
+TEST_CASE_FIXTURE(Front, "a_replaced_copy_supplies_nothing_past_until") {
+    land(a, 0);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::arrival) == 0);
+    route.serve_from(b.consume());
+    CHECK(pending(Walk::arrival));
+    land(a, 1);  // A raced past the switch: B is the one to deliver 1
+    CHECK(pending(Walk::arrival));
+    land(b, 1);
+    CHECK(take(Walk::arrival) == 1);
+    // A had nothing left that it may supply: it was let go.
+    CHECK(reader.copies().size() == 1);
+}
+
+TEST_CASE_FIXTURE(Front, "an_idle_resumed_read_parks_for_the_task_polling_it") {
+    WakeCounter other_task;
+    const Waiter other{other_task.waker()};
+    route.serve_from(a.consume());
+    park_until_armed(Walk::arrival);
+    const auto walks = reader.walk_counter(Walk::arrival).walks;
+    for (int i = 0; i < 10; ++i) CHECK(pending(Walk::arrival));
+    CHECK(reader.walk_counter(Walk::arrival).walks == walks);
+    CHECK(reader.poll_peek_group(other, Walk::arrival).is_pending());
+    CHECK(reader.walk_counter(Walk::arrival).walks == walks + 1);
+    land(a, 0);
+    CHECK(other_task.wakes() == 1);
+    CHECK(reader.poll_peek_group(other, Walk::arrival).value().item()->sequence == 0);
+}
+
+TEST_CASE_FIXTURE(Front, "a_read_waiting_past_a_drained_copy_wakes_when_the_route_changes") {
+    land(a, 0);
+    land(a, 2);  // 1 is late on A
+    route.serve_from(a.consume());
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(take(Walk::arrival) == 2);
+    b.finish();  // B is drained at once
+    route.serve_from(b.consume());
+    // Waits for A to land 1 within its grace; B has nothing.
+    CHECK(pending(Walk::arrival));
+    park_until_armed(Walk::arrival);
+    task.reset();
+    land(c, 3);
+    route.serve_from(c.consume());
+    // Through the gate, and once more through the registration the first walk made
+    // before the gate existed (a spurious wake is allowed, a missed one is not).
+    CHECK(task.wakes() >= 1);
+    CHECK(take(Walk::arrival) == 3);
+}
+
+TEST_CASE_FIXTURE(Front, "a_replaced_copy_within_grace_is_let_go_by_its_deadline_alone") {
+    land(a, 0);
+    land(a, 2);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(take(Walk::arrival) == 2);
+    b.finish();
+    route.serve_from(b.consume());
+    CHECK(pending(Walk::arrival));  // A may still land 1
+    task.reset();
+    clock.advance_by(999ms);
+    CHECK(task.wakes() == 0);
+    clock.advance_by(1ms);
+    CHECK(task.wakes() == 1);  // the grace deadline, not a late budget, ends it
+    CHECK(ended(Walk::arrival));
+}
+
+TEST_CASE_FIXTURE(Front, "a_late_group_lands_from_a_replaced_copy_within_grace") {
+    land(a, 0);
+    land(a, 2);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(take(Walk::arrival) == 2);
+    route.serve_from(b.consume());
+    CHECK(pending(Walk::arrival));
+    task.reset();
+    land(a, 1);
+    CHECK(task.wakes() == 1);  // the replaced copy's cursor still wakes the reader
+    CHECK(take(Walk::arrival) == 1);
+}
+
+TEST_CASE_FIXTURE(Front, "a_preferences_update_wakes_the_reader_and_reaches_the_serving_copy") {
+    route.serve_from(a.consume());
+    CHECK(pending(Walk::arrival));
+    preferences.modify([](Preferences& p) {
+        p.priority = 7;
+        p.max_age = 2s;
+    });
+    CHECK(task.wakes() == 1);
+    CHECK(pending(Walk::arrival));
+    CHECK(reader.copies().back().demand.priority == 7);
+    CHECK(reader.copies().back().demand.max_age == 2s);
+}
+
+TEST_CASE_FIXTURE(Front, "set_range_disarms_the_gates") {
+    for (std::uint64_t sequence = 0; sequence < 3; ++sequence) land(a, sequence);
+    route.serve_from(a.consume());
+    for (std::uint64_t sequence = 0; sequence < 3; ++sequence) CHECK(take(Walk::sequence) == sequence);
+    park_until_armed(Walk::sequence);
+    reader.set_range(0, 3);  // everything in range is handed out
+    CHECK(ended(Walk::sequence));
+}
+
+TEST_CASE_FIXTURE(Front, "skip_ordered_disarms_the_gates") {
+    land(a, 0);
+    land(a, 2);  // 1 is late on A
+    route.serve_from(a.consume());
+    CHECK(take(Walk::sequence) == 0);
+    land(b, 3);
+    route.serve_from(b.consume());
+    // 2 (A) and 3 (B) are there, but A may still land 1 within its grace: wait.
+    park_until_armed(Walk::sequence);
+    reader.skip_ordered(2);  // an outer route moved the floor past everything A may land
+    CHECK(take(Walk::sequence) == 3);
+}
+
+TEST_CASE_FIXTURE(Front, "a_sequence_walk_waits_for_a_late_group_then_goes_on_without_it") {
+    land(a, 0);
+    land(a, 2);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::sequence) == 0);
+    route.serve_from(b.consume());
+    CHECK(pending(Walk::sequence));
+    clock.advance_by(1s);  // grace over: 1 will not come from A
+    CHECK(take(Walk::sequence) == 2);
+}
+
+TEST_CASE_FIXTURE(Front, "a_dead_serving_copy_stalls_until_the_next_route") {
+    land(a, 0);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::arrival) == 0);
+    a.abort(Error::route_failed);
+    CHECK(pending(Walk::arrival));
+    land(b, 1);
+    b.finish();
+    route.serve_from(b.consume());
+    CHECK(take(Walk::arrival) == 1);
+    CHECK(ended(Walk::arrival));
+}
+
+TEST_CASE_FIXTURE(Front, "ending_the_route_with_an_error_ends_the_reader_with_it") {
+    route.serve_from(a.consume());
+    CHECK(pending(Walk::arrival));
+    route.end(Error::unroutable);
+    CHECK(task.wakes() == 1);
+    auto peek = reader.poll_peek_group(waiter, Walk::arrival);
+    REQUIRE(peek.value().is_error());
+    CHECK(peek.value().error() == Error::unroutable);
+}
+
+TEST_CASE_FIXTURE(Front, "a_handed_out_group_continues_from_the_replacement") {
+    auto created = a.create_group(0);
+    auto& stalled = std::get<moq::model::GroupProducer>(created);
+    REQUIRE_FALSE(stalled.write_frame("a"));
+    route.serve_from(a.consume());
+    auto peek = reader.poll_peek_group(waiter, Walk::arrival);
+    REQUIRE(peek.is_ready());
+    auto group = reader.take();
+    CHECK(*group->poll_read_frame(waiter).value().item() == "a");
+    CHECK(group->poll_read_frame(waiter).is_pending());
+    auto replacement = b.create_group(0);
+    auto& copy = std::get<moq::model::GroupProducer>(replacement);
+    REQUIRE_FALSE(copy.write_frame("a"));
+    REQUIRE_FALSE(copy.write_frame("b"));
+    REQUIRE_FALSE(copy.finish());
+    task.reset();
+    route.serve_from(b.consume());
+    CHECK(task.wakes() >= 1);
+    CHECK(*group->poll_read_frame(waiter).value().item() == "b");  // same frame index, new copy
+    CHECK(group->poll_read_frame(waiter).value().is_end());
+}
+
+TEST_CASE_FIXTURE(Front, "an_idle_subscriber_poll_builds_no_meter") {
+    route.serve_from(a.consume());
+    moq::model::TrackSubscriber subscriber{std::move(reader)};
+    land(a, 0);
+    auto group = subscriber.poll_group(waiter, Walk::arrival);
+    REQUIRE(group.value().is_item());
+    CHECK(subscriber.stats().groups == 1);
+    CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());
+    CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());
+    const auto polls = subscriber.stats().polls.load();
+    for (int i = 0; i < 10; ++i) CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());
+    CHECK(subscriber.stats().polls == polls);
+}

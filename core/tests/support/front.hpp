@@ -1,0 +1,64 @@
+// A front: one logical track served by a route over copies, read by one resume reader,
+// on a manual clock. Copies `a`, `b` and `c` are tracks that carry the same groups.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <string>
+#include <variant>
+
+#include "kio/cell.hpp"
+#include "kio/clock.hpp"
+#include "model/resume.hpp"
+#include "model/route.hpp"
+#include "model/track.hpp"
+#include "support/counting_waker.hpp"
+
+namespace moq::test {
+
+struct Front {
+    WakeCounter task;
+    const kio::Waiter waiter{task.waker()};
+    kio::ManualClock clock;
+    model::Route route;
+    kio::Producer<model::Preferences> preferences;
+    model::TrackProducer a, b, c;
+    model::ResumeReader reader{route.consume(), preferences.consume(), clock,
+                               model::ResumeOptions{.grace = std::chrono::seconds(1)}};
+
+    // A finished one-frame group whose payload names it.
+    static void land(model::TrackProducer& copy, std::uint64_t sequence) {
+        auto created = copy.create_group(sequence);
+        REQUIRE(std::holds_alternative<model::GroupProducer>(created));
+        auto& group = std::get<model::GroupProducer>(created);
+        REQUIRE_FALSE(group.write_frame("group " + std::to_string(sequence)));
+        REQUIRE_FALSE(group.finish());
+    }
+
+    // Peeks and takes the next group of `walk`; its sequence.
+    std::uint64_t take(model::Walk walk) {
+        auto peek = reader.poll_peek_group(waiter, walk);
+        REQUIRE(peek.is_ready());
+        REQUIRE(peek.value().is_item());
+        const std::uint64_t sequence = peek.value().item()->sequence;
+        auto group = reader.take();
+        REQUIRE(group.has_value());
+        CHECK(group->sequence() == sequence);
+        return sequence;
+    }
+
+    bool pending(model::Walk walk) { return reader.poll_peek_group(waiter, walk).is_pending(); }
+    bool ended(model::Walk walk) {
+        auto peek = reader.poll_peek_group(waiter, walk);
+        return peek.is_ready() && peek.value().is_end();
+    }
+    // Two parks in a row: the gate of `walk` is set up, then armed.
+    void park_until_armed(model::Walk walk) {
+        REQUIRE(pending(walk));
+        REQUIRE(pending(walk));
+        REQUIRE(reader.gate_armed(walk));
+    }
+};
+
+}  // namespace moq::test

@@ -1,0 +1,145 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <variant>
+
+#include "kio/waiter.hpp"
+#include "model/track.hpp"
+#include "support/counting_waker.hpp"
+
+using moq::kio::Waiter;
+using moq::model::Error;
+using moq::model::GroupProducer;
+using moq::model::TrackCursor;
+using moq::model::TrackProducer;
+using moq::model::Walk;
+using moq::test::WakeCounter;
+
+namespace {
+
+struct OneTrack {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    TrackProducer producer;
+
+    GroupProducer create(std::uint64_t sequence) {
+        auto created = producer.create_group(sequence);
+        REQUIRE(std::holds_alternative<GroupProducer>(created));
+        return std::get<GroupProducer>(std::move(created));
+    }
+};
+
+// The sequence the cursor hands out next, taking it.
+std::uint64_t take_next(TrackCursor& cursor, const Waiter& waiter) {
+    auto peek = cursor.poll_peek(waiter);
+    REQUIRE(peek.is_ready());
+    REQUIRE(peek.value().is_item());
+    const std::uint64_t sequence = peek.value().item()->sequence;
+    CHECK(cursor.take()->sequence == sequence);
+    return sequence;
+}
+
+bool ended(TrackCursor& cursor, const Waiter& waiter) {
+    auto peek = cursor.poll_peek(waiter);
+    return peek.is_ready() && peek.value().is_end();
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(OneTrack, "an_arrival_walk_hands_out_groups_in_landing_order_then_ends") {
+    TrackCursor cursor = producer.consume().cursor(Walk::arrival);
+    create(5);
+    create(3);
+    create(4);
+    CHECK(take_next(cursor, waiter) == 5);
+    CHECK(take_next(cursor, waiter) == 3);
+    CHECK(take_next(cursor, waiter) == 4);
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    producer.finish();
+    CHECK(ended(cursor, waiter));
+}
+
+TEST_CASE_FIXTURE(OneTrack, "a_sequence_walk_skips_late_arrivals") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    create(5);
+    CHECK(take_next(cursor, waiter) == 5);
+    create(3);
+    create(7);
+    CHECK(take_next(cursor, waiter) == 7);  // 3 came too late
+    producer.finish();
+    CHECK(ended(cursor, waiter));
+}
+
+TEST_CASE_FIXTURE(OneTrack, "a_parked_cursor_wakes_for_a_new_group") {
+    TrackCursor cursor = producer.consume().cursor(Walk::arrival);
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    create(0);
+    CHECK(task.wakes() == 1);
+    CHECK(take_next(cursor, waiter) == 0);
+}
+
+TEST_CASE_FIXTURE(OneTrack, "finishing_wakes_a_parked_cursor_with_the_end") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    create(0);
+    CHECK(take_next(cursor, waiter) == 0);
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    producer.finish();
+    CHECK(task.wakes() == 1);
+    CHECK(ended(cursor, waiter));
+}
+
+TEST_CASE_FIXTURE(OneTrack, "aborting_wakes_a_parked_cursor_with_the_error") {
+    TrackCursor cursor = producer.consume().cursor(Walk::arrival);
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    producer.abort(Error::cancel);
+    CHECK(task.wakes() == 1);
+    auto peek = cursor.poll_peek(waiter);
+    REQUIRE(peek.value().is_error());
+    CHECK(peek.value().error() == Error::cancel);
+}
+
+TEST_CASE_FIXTURE(OneTrack, "groups_are_refused_after_finish_and_twice") {
+    create(2);
+    CHECK(std::get<Error>(producer.create_group(2)) == Error::closed);
+    producer.finish();
+    CHECK(std::get<Error>(producer.create_group(3)) == Error::closed);
+    CHECK(std::holds_alternative<GroupProducer>(producer.create_group(1)));  // below the end: still lands
+    CHECK(producer.finish() == Error::closed);
+    auto appended = producer.append_group();
+    CHECK(std::get<Error>(appended) == Error::closed);
+}
+
+TEST_CASE_FIXTURE(OneTrack, "an_idle_cursor_parks_for_the_task_polling_it") {
+    WakeCounter other_task;
+    const Waiter other{other_task.waker()};
+    TrackCursor cursor = producer.consume().cursor(Walk::arrival);
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    REQUIRE(cursor.gate_armed());
+    const auto walks = cursor.walk_counter().walks;
+    for (int i = 0; i < 5; ++i) CHECK(cursor.poll_peek(waiter).is_pending());
+    CHECK(cursor.walk_counter().walks == walks);
+    CHECK(cursor.poll_peek(other).is_pending());
+    CHECK(cursor.walk_counter().walks == walks + 1);
+    create(0);
+    CHECK(other_task.wakes() == 1);
+    CHECK(take_next(cursor, other) == 0);
+}
+
+TEST_CASE_FIXTURE(OneTrack, "raising_the_floor_disarms_the_gate") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    create(0);
+    REQUIRE_FALSE(producer.finish_at(5));  // 1 to 4 may still land
+    CHECK(take_next(cursor, waiter) == 0);
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    REQUIRE(cursor.gate_armed());
+    cursor.raise_floor(5);  // at the end: nothing is left to wait for
+    CHECK(ended(cursor, waiter));
+}
+
+TEST_CASE_FIXTURE(OneTrack, "a_declared_end_below_the_newest_group_is_refused") {
+    create(3);
+    CHECK(producer.finish_at(2) == Error::closed);
+    CHECK_FALSE(producer.finish_at(4));
+}
