@@ -115,37 +115,35 @@ void write_one(ExportTrack& track, Tally& tally) {
     ++track.written;
 }
 
-// Polls the subscriber, then the open group, each until Pending: what the export task
-// does for one track on every pass. With nothing new, that is one Pending poll of each.
-void drain(ExportTrack& track, const kio::Waiter& waiter, Tally& tally) {
-    for (;;) {
-        auto group = track.subscriber.poll_group(waiter, model::Walk::arrival);
-        if (group.is_pending()) break;
-        if (!group.value().is_item()) {
-            tally.broken = true;
-            return;
-        }
-        track.open_group = std::move(group.value().item());
-        ++tally.groups;
-    }
-    if (!track.open_group) return;
-    for (;;) {
-        auto frame = track.open_group->poll_read_frame(waiter);
-        if (frame.is_pending()) break;
-        if (!frame.value().is_item() || !payload_is(*frame.value().item(), track.read)) {
-            tally.broken = true;
-            return;
-        }
-        ++track.read;
-        ++tally.frames;
-    }
-}
-
-// One pass of the export task over all its tracks, holding its waiter in a Park as an
-// executor's task would.
+// One pass of the export task over all its tracks: for each, poll the subscriber, then
+// the open group, each until Pending (with nothing new, one Pending poll of each). The
+// task holds its waiter in a Park, as an executor's task would. One function on purpose:
+// a call per track would add its own prologue to what is measured.
 void pass(std::vector<ExportTrack>& tracks, kio::Park& park, const kio::Waker& waker, Tally& tally) {
     const kio::Waiter& waiter = park.hold(waker);
-    for (ExportTrack& track : tracks) drain(track, waiter, tally);
+    for (ExportTrack& track : tracks) {
+        for (;;) {
+            auto group = track.subscriber.poll_group(waiter, model::Walk::arrival);
+            if (group.is_pending()) break;
+            if (!group.value().is_item()) {
+                tally.broken = true;
+                break;
+            }
+            track.open_group = std::move(group.value().item());
+            ++tally.groups;
+        }
+        if (!track.open_group) continue;
+        for (;;) {
+            auto frame = track.open_group->poll_read_frame(waiter);
+            if (frame.is_pending()) break;
+            if (!frame.value().is_item() || !payload_is(*frame.value().item(), track.read)) {
+                tally.broken = true;
+                break;
+            }
+            ++track.read;
+            ++tally.frames;
+        }
+    }
 }
 
 enum class Case { idle, active };

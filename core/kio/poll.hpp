@@ -32,7 +32,8 @@ public:
     }
 
 private:
-    Poll() = default;
+    // User-provided, so a Pending answer does not zero the storage of a large T.
+    Poll() {}  // NOLINT(modernize-use-equals-default)
     std::optional<T> value_;
 };
 

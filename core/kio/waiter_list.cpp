@@ -56,6 +56,10 @@ void WaiterList::steal(WaiterList& other) noexcept {
     other.capacity_ = inline_capacity;
     other.len_ = 0;
     other.cursor_ = 0;
+    // The moved-from list lost its entries without a drain of its id: it must never
+    // answer from records of that id again, so it tracks nothing from now on.
+    other.id_ = 0;
+    other.epoch_ = 0;
 }
 
 void WaiterList::release_entries() noexcept {
@@ -122,7 +126,11 @@ WaiterList WaiterList::take() {
     MOQ_ASSERT_LT(epoch_, std::numeric_limits<std::uint64_t>::max());
     ++epoch_;
     WaiterList snapshot{Untracked{}};
+    const std::uint64_t id = id_;
+    const std::uint64_t epoch = epoch_;
     snapshot.steal(*this);
+    id_ = id;  // a drain keeps the list's identity; the epoch bump above retires records
+    epoch_ = epoch;
     return snapshot;
 }
 

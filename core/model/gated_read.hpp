@@ -20,17 +20,21 @@ public:
     GatedRead(GatedRead&&) noexcept = default;
     GatedRead& operator=(GatedRead&&) noexcept = default;
 
-    // Answers Pending at once when the gate is parked for this task and key; otherwise
-    // runs `walk` with the waiter to register on every input, and arms the gate iff it
-    // answered Pending with nothing fired. `check` and `set_up` are mutation switches.
+    // The idle path: true (and counted) when the gate is parked for this task and key,
+    // so the read answers Pending without walking. Inline, so a caller can check it
+    // before calling into its out-of-line walk. `check` is a mutation switch.
+    bool answer_parked(const kio::Waiter& waiter, const K& key, bool check) {
+        if (!gate_ || !check || !gate_->parked(waiter, key)) return false;
+        ++counter_.idle_answers;
+        return true;
+    }
+
+    // A full walk: runs `walk` with the waiter to register on every input, and arms the
+    // gate iff it answered Pending with nothing fired. `set_up` is a mutation switch.
     template <class Walk>
-    auto run(const kio::Waiter& waiter, const K& key, bool check, bool set_up, Walk&& walk)
+    auto walk(const kio::Waiter& waiter, const K& key, bool set_up, Walk&& walk)
         -> decltype(walk(waiter)) {
         using Answer = decltype(walk(waiter));
-        if (gate_ && check && gate_->parked(waiter, key)) {
-            ++counter_.idle_answers;
-            return Answer::pending();
-        }
         ++counter_.walks;
         const bool had_gate = gate_ != nullptr;
         const kio::Waiter& through = had_gate ? gate_->start(waiter, key) : waiter;

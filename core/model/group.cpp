@@ -194,12 +194,14 @@ GroupConsumer::GroupConsumer(const GroupConsumer& other)
       expiry_(other.expiry_),
       expired_(other.expired_),
       ended_(other.ended_),
+      given_up_(other.given_up_),
+      last_budget_(other.last_budget_),
       recover_(other.recover_ ? other.recover_->clone() : nullptr) {}
 
 template <class T, class Walk>
 kio::Poll<Next<T>> GroupConsumer::gated(const kio::Waiter& waiter, Walk&& walk) {
-    return reads_.run(waiter, Whole{}, MOQ_SITE("group.gate.check", gate), MOQ_SITE("group.gate.setup", gate),
-                      [&](const kio::Waiter& through) -> kio::Poll<Next<T>> { return walk(through); });
+    return reads_.walk(waiter, Whole{}, MOQ_SITE("group.gate.setup", gate),
+                       [&](const kio::Waiter& through) -> kio::Poll<Next<T>> { return walk(through); });
 }
 
 template <class T, class Read>
@@ -218,8 +220,16 @@ kio::Poll<Next<T>> GroupConsumer::resumed(const kio::Waiter& waiter, Read&& read
         const kio::Waiter& route_waiter = registering(MOQ_SITE("group.route.register", register_input), waiter);
         if (!recover_->wants(failed, route_waiter)) return result;
         auto replacement = recover_->poll(index_, failed, waiter);
-        if (replacement.is_pending()) return kio::Poll<Next<T>>::pending();
-        if (auto* error = std::get_if<Error>(&replacement.value())) return Next<T>(*error);
+        if (replacement.is_pending()) {
+            // Waiting for a replacement does not stop the budget: a group no route
+            // continues is given up once it is stale.
+            if (auto verdict = expiry_verdict(waiter)) return as<T>(*verdict);
+            return kio::Poll<Next<T>>::pending();
+        }
+        if (auto* error = std::get_if<Error>(&replacement.value())) {
+            given_up_ = *error;  // no route can continue it: final, like a verdict
+            return Next<T>(*error);
+        }
         Replacement& adopted = std::get<Replacement>(replacement.value());
         recover_->adopt(adopted);
         cell_ = adopted.cell;
@@ -233,12 +243,16 @@ std::optional<Next<std::monostate>> GroupConsumer::expiry_verdict(const kio::Wai
     if (!expiry_ || expired_ || ended_ || capped()) return std::nullopt;
     std::optional<kio::Duration> budget;
     if (recover_) budget = recover_->poll_budget(registering(MOQ_SITE("group.budget.register", register_input), waiter));
+    last_budget_ = budget;
     const kio::Waiter& registered = registering(MOQ_SITE("group.expiry.register", register_input), waiter);
     if (!expiry_->is_expired(budget, registered)) return std::nullopt;
     expired_ = true;
     // A verdict reached outside a gated read must reach the gated reads too.
     if (MOQ_SITE("group.expiry_verdict.disarm", disarm)) disarm();
     const bool unread = cell_.read([&](const GroupState& state) {
+        // A copy that failed lost what it held: unless the end is known and behind the
+        // cursor, the rest of the group is unread.
+        if (state.abort) return !state.fin || index_ < *state.fin;
         return index_ < state.next_index() || (state.fin && index_ < *state.fin);
     });
     if (unread) return Next<std::monostate>(Error::old);
@@ -265,6 +279,7 @@ kio::Poll<Next<Bytes>> GroupConsumer::read_once(const kio::Waiter& waiter) {
 kio::Poll<Next<Bytes>> GroupConsumer::walk_frame(const kio::Waiter& waiter) {
     if (ended_) return Next<Bytes>(End{});
     if (expired_) return Next<Bytes>(Error::old);
+    if (given_up_) return Next<Bytes>(*given_up_);
     return resumed<Bytes>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<Bytes>> {
         auto result = read_once(through);
         if (result.is_pending()) {
@@ -274,14 +289,14 @@ kio::Poll<Next<Bytes>> GroupConsumer::walk_frame(const kio::Waiter& waiter) {
     });
 }
 
-kio::Poll<Next<Bytes>> GroupConsumer::poll_read_frame(const kio::Waiter& waiter) {
+kio::Poll<Next<Bytes>> GroupConsumer::read_frame_walk(const kio::Waiter& waiter) {
     auto result = gated<Bytes>(waiter, [&](const kio::Waiter& through) { return walk_frame(through); });
     if (codec_ != Codec::none && result.is_ready() && result.value().is_item())
         return Next<Bytes>(std::make_shared<const std::string>(compress(codec_, *result.value().item())));
     return result;
 }
 
-kio::Poll<Next<std::vector<Bytes>>> GroupConsumer::poll_read_frames(const kio::Waiter& waiter, std::size_t max) {
+kio::Poll<Next<std::vector<Bytes>>> GroupConsumer::read_frames_walk(const kio::Waiter& waiter, std::size_t max) {
     using Batch = std::vector<Bytes>;
     if (max == 0) return Next<Batch>(Batch{});
     return gated<Batch>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<Batch>> {
@@ -307,7 +322,7 @@ kio::Poll<Next<std::vector<Bytes>>> GroupConsumer::poll_read_frames(const kio::W
     });
 }
 
-kio::Poll<Next<Object>> GroupConsumer::poll_read_object(const kio::Waiter& waiter) {
+kio::Poll<Next<Object>> GroupConsumer::read_object_walk(const kio::Waiter& waiter) {
     return gated<Object>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<Object>> {
         auto frame = walk_frame(through);
         if (frame.is_pending()) return kio::Poll<Next<Object>>::pending();
@@ -318,7 +333,7 @@ kio::Poll<Next<Object>> GroupConsumer::poll_read_object(const kio::Waiter& waite
         Object object;
         object.index = index_ - 1;
         object.payload = compress(codec_, *frame.value().item());
-        if (expiry_) object.stale_at = expiry_->deadline(std::nullopt);
+        if (expiry_) object.stale_at = expiry_->deadline(last_budget_);
         return Next<Object>(std::move(object));
     });
 }
@@ -326,6 +341,7 @@ kio::Poll<Next<Object>> GroupConsumer::poll_read_object(const kio::Waiter& waite
 kio::Poll<Next<FrameReader>> GroupConsumer::poll_next_frame(const kio::Waiter& waiter) {
     if (ended_) return Next<FrameReader>(End{});
     if (expired_) return Next<FrameReader>(Error::old);
+    if (given_up_) return Next<FrameReader>(*given_up_);
     return resumed<FrameReader>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<FrameReader>> {
         if (capped()) return Next<FrameReader>(End{});
         const kio::Waiter& registered =
@@ -351,6 +367,7 @@ kio::Poll<Next<FrameReader>> GroupConsumer::poll_next_frame(const kio::Waiter& w
 kio::Poll<Next<std::size_t>> GroupConsumer::poll_finished(const kio::Waiter& waiter) {
     if (ended_) return Next<std::size_t>(index_);
     if (expired_) return Next<std::size_t>(Error::old);
+    if (given_up_) return Next<std::size_t>(*given_up_);
     return resumed<std::size_t>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<std::size_t>> {
         const kio::Waiter& registered =
             registering(MOQ_SITE("group.finished.register", register_input), through);

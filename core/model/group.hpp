@@ -24,6 +24,7 @@
 #include "model/idle.hpp"
 #include "model/next.hpp"
 #include "model/recover.hpp"
+#include "util/mutation.hpp"
 
 namespace moq::model {
 
@@ -88,11 +89,20 @@ public:
     GroupConsumer& operator=(GroupConsumer&&) noexcept = default;
     GroupConsumer& operator=(const GroupConsumer&) = delete;
 
-    // Gated reads.
-    kio::Poll<Next<Bytes>> poll_read_frame(const kio::Waiter& waiter);
+    // Gated reads. The gate is checked inline; only a walk calls out of line.
+    kio::Poll<Next<Bytes>> poll_read_frame(const kio::Waiter& waiter) {
+        if (idle(waiter)) return kio::Poll<Next<Bytes>>::pending();
+        return read_frame_walk(waiter);
+    }
     // Up to `max` frames; Pending only while there is none (a short batch is no end).
-    kio::Poll<Next<std::vector<Bytes>>> poll_read_frames(const kio::Waiter& waiter, std::size_t max);
-    kio::Poll<Next<Object>> poll_read_object(const kio::Waiter& waiter);
+    kio::Poll<Next<std::vector<Bytes>>> poll_read_frames(const kio::Waiter& waiter, std::size_t max) {
+        if (max != 0 && idle(waiter)) return kio::Poll<Next<std::vector<Bytes>>>::pending();
+        return read_frames_walk(waiter, max);
+    }
+    kio::Poll<Next<Object>> poll_read_object(const kio::Waiter& waiter) {
+        if (idle(waiter)) return kio::Poll<Next<Object>>::pending();
+        return read_object_walk(waiter);
+    }
 
     // Ungated reads.
     // The next frame as a chunked reader, even while it is still arriving.
@@ -120,6 +130,13 @@ private:
     struct Whole {};  // the one kind of frame-read walk
     friend bool operator==(Whole, Whole) { return true; }
 
+    // The idle path of every gated read.
+    bool idle(const kio::Waiter& waiter) {
+        return reads_.answer_parked(waiter, Whole{}, MOQ_SITE("group.gate.check", gate));
+    }
+    kio::Poll<Next<Bytes>> read_frame_walk(const kio::Waiter& waiter);
+    kio::Poll<Next<std::vector<Bytes>>> read_frames_walk(const kio::Waiter& waiter, std::size_t max);
+    kio::Poll<Next<Object>> read_object_walk(const kio::Waiter& waiter);
     template <class T, class Walk>
     kio::Poll<Next<T>> gated(const kio::Waiter& waiter, Walk&& walk);
     // One frame at the cursor, through the resume loop and the expiry check.
@@ -141,6 +158,8 @@ private:
     std::shared_ptr<Expiry> expiry_;
     bool expired_ = false;
     bool ended_ = false;
+    std::optional<Error> given_up_;             // no route could continue the group
+    std::optional<kio::Duration> last_budget_;  // the reader's budget at the last verdict
     std::unique_ptr<Recover> recover_;
     GatedRead<Whole> reads_{2};
 };

@@ -1,6 +1,7 @@
 #include "model/resume.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "util/mutation.hpp"
 
@@ -24,11 +25,10 @@ ResumeReader::ResumeReader(kio::Consumer<RouteState> route, kio::Consumer<Prefer
                            kio::Clock& clock, ResumeOptions options)
     : route_(std::move(route)), preferences_(std::move(preferences)), clock_(&clock), options_(options) {}
 
-kio::Poll<Next<const Peek*>> ResumeReader::poll_peek_group(const kio::Waiter& waiter, Walk walk) {
+kio::Poll<Next<const Peek*>> ResumeReader::peek_walk(const kio::Waiter& waiter, Walk walk) {
     if (peeked_ && peeked_->walk == walk) return Next<const Peek*>(&peeked_->peek);
-    return reads_[index(walk)].run(waiter, walk, MOQ_SITE("resume.gate.check", gate),
-                                   MOQ_SITE("resume.gate.setup", gate),
-                                   [&](const kio::Waiter& through) { return walk_once(through, walk); });
+    return reads_[index(walk)].walk(waiter, walk, MOQ_SITE("resume.gate.setup", gate),
+                                    [&](const kio::Waiter& through) { return walk_once(through, walk); });
 }
 
 void ResumeReader::follow_route(const RouteState& route) {
@@ -134,8 +134,22 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
     if (route.generation != seen_generation_) follow_route(route);
 
     const std::size_t slot = index(walk);
+    // An arrival walk first offers what it held back past the range's end, now in range.
+    if (walk == Walk::arrival) {
+        for (auto held = held_.begin(); held != held_.end();) {
+            if (held->first < range_start_ || delivered_.contains(held->first)) {
+                held = held_.erase(held);
+                continue;
+            }
+            if (range_end_ && held->first >= *range_end_) break;
+            peeked_.emplace(Peeked{walk, held->second.generation, held->second.peek, true});
+            held_.erase(held);
+            return Next<const Peek*>(&peeked_->peek);
+        }
+    }
     Copy* best_copy = nullptr;
     const Peek* best = nullptr;
+    std::vector<Copy*> looked;  // copies whose peek answered but was not handed out
     for (auto copy = copies_.rbegin(); copy != copies_.rend(); ++copy) {
         if (copy->done[slot]) continue;
         TrackCursor& reader = cursor(*copy, walk);
@@ -150,14 +164,28 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
                 break;
             }
             const Peek* peek = answer.value().item();
+            if (range_end_ && peek->sequence >= *range_end_ && !(copy->replaced && copy->until &&
+                                                                 peek->sequence > *copy->until)) {
+                // Past the range's end for now: the end may still be raised.
+                if (walk == Walk::sequence) {
+                    looked.push_back(&*copy);
+                    break;
+                }
+                held_.emplace(peek->sequence, Held{copy->generation, *peek});
+                // Bounded like the delivered set: the furthest out goes first.
+                if (held_.size() > options_.delivered_window) held_.erase(std::prev(held_.end()));
+                reader.skip();
+                continue;
+            }
             if (!deliverable(*copy, peek->sequence, walk)) {
                 reader.skip();
                 continue;
             }
             if (walk == Walk::arrival) {
-                peeked_.emplace(Peeked{walk, copy->generation, *peek});
+                peeked_.emplace(Peeked{walk, copy->generation, *peek, false});
                 return Next<const Peek*>(&peeked_->peek);
             }
+            looked.push_back(&*copy);
             if (!best || peek->sequence < best->sequence) {
                 best = peek;
                 best_copy = &*copy;
@@ -174,10 +202,14 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
             return now < copy.grace_deadline && !copy.done[slot] && may_land(copy, walk, best->sequence);
         });
         if (!waiting) {
-            peeked_.emplace(Peeked{walk, best_copy->generation, *best});
+            peeked_.emplace(Peeked{walk, best_copy->generation, *best, false});
             return Next<const Peek*>(&peeked_->peek);
         }
     }
+    // Parking with a peek in hand: a lower group landing in that copy, which its Ready
+    // peek registered nothing for, must wake this walk.
+    for (Copy* copy : looked)
+        copy->track.watch(registering(MOQ_SITE("resume.looked.register", register_input), waiter));
 
     let_go(walk, now);
     const bool any_retained =
@@ -185,25 +217,25 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
     const Copy* serving =
         (route.serving && !copies_.empty() && copies_.back().generation == seen_generation_) ? &copies_.back() : nullptr;
     if (!best && !any_retained) {
+        // No route will come once the route ended or its producer is gone.
+        const bool concluded = route.end.has_value() || route_closed;
         if (range_exhausted(walk)) return Next<const Peek*>(End{});
-        if (route.end) {
-            if (*route.end) return Next<const Peek*>(**route.end);
-            if (!serving || serving->done[slot]) {
-                if (serving && *serving->done[slot]) return Next<const Peek*>(**serving->done[slot]);
-                return Next<const Peek*>(End{});
-            }
-        } else if (serving && serving->done[slot] && !*serving->done[slot]) {
-            return Next<const Peek*>(End{});  // the serving copy ended cleanly
-        } else if (route_closed && !serving) {
+        if (route.end && *route.end) return Next<const Peek*>(**route.end);
+        if (serving && serving->done[slot]) {
+            if (!*serving->done[slot]) return Next<const Peek*>(End{});  // the serving copy ended cleanly
+            if (concluded) return Next<const Peek*>(**serving->done[slot]);
+            // Otherwise a serving copy that failed waits for the next route.
+        } else if (!serving && concluded) {
+            if (route.end) return Next<const Peek*>(End{});
             return Next<const Peek*>(Error::dropped);
         }
-        // A serving copy that failed waits for the next route.
     }
-    // Wake when the earliest retained copy's grace runs out, so its let-go (and any
-    // clean end it was holding back) is never reported late.
+    // Wake when the earliest grace of a copy that may still land something runs out, so
+    // its let-go (and any clean end or group it was holding back) is never late.
     std::optional<kio::Instant> earliest;
     for (const Copy& copy : copies_) {
         if (!copy.replaced || copy.done[slot] || now >= copy.grace_deadline) continue;
+        if (!may_land(copy, walk, std::nullopt)) continue;
         if (!earliest || copy.grace_deadline < *earliest) earliest = copy.grace_deadline;
     }
     if (earliest) clock_->wake_at(*earliest, registering(MOQ_SITE("resume.grace.register", register_input), waiter));
@@ -214,8 +246,9 @@ std::optional<GroupConsumer> ResumeReader::take() {
     if (!peeked_) return std::nullopt;
     Peeked taken = std::move(*peeked_);
     peeked_.reset();
-    for (Copy& copy : copies_)
-        if (copy.generation == taken.generation) cursor(copy, taken.walk).take();
+    if (!taken.held)
+        for (Copy& copy : copies_)
+            if (copy.generation == taken.generation) cursor(copy, taken.walk).take();
     const std::uint64_t sequence = taken.peek.sequence;
     if (taken.walk == Walk::sequence) {
         floor_ = sequence;
@@ -283,8 +316,9 @@ kio::Poll<std::variant<Replacement, Error>> ResumeRecover::poll(std::size_t, std
     const RouteState route = route_.read_and_watch(waiter, [](const RouteState& state) { return state; });
     if (route.end && *route.end) return Answer(**route.end);
     if (route.generation == generation_ || !route.serving) {
-        // Nothing newer to continue from; once the route has ended nothing will come.
-        if (route.end || route_.is_closed()) return Answer(failed.value_or(Error::unroutable));
+        // Nothing newer to continue from. A copy that failed gives up once no route can
+        // come; a stalled one keeps waiting on its own copy.
+        if (failed && (route.end || route_.is_closed())) return Answer(Error::unroutable);
         return kio::Poll<Answer>::pending();
     }
     auto group = route.serving->poll_group(sequence_, waiter);

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -22,6 +23,7 @@
 #include "model/route.hpp"
 #include "model/track.hpp"
 #include "model/walk.hpp"
+#include "util/mutation.hpp"
 
 namespace moq::model {
 
@@ -47,7 +49,12 @@ public:
                  ResumeOptions options = {});
 
     // The next group of `walk` without handing it out.
-    kio::Poll<Next<const Peek*>> poll_peek_group(const kio::Waiter& waiter, Walk walk);
+    kio::Poll<Next<const Peek*>> poll_peek_group(const kio::Waiter& waiter, Walk walk) {
+        if (!(peeked_ && peeked_->walk == walk) &&
+            reads_[index(walk)].answer_parked(waiter, walk, MOQ_SITE("resume.gate.check", gate)))
+            return kio::Poll<Next<const Peek*>>::pending();
+        return peek_walk(waiter, walk);
+    }
     // Hands out the peeked group, with a recover over this route and preferences.
     std::optional<GroupConsumer> take();
     // Only sequences in [start, end) from now on. A disarm point.
@@ -57,7 +64,7 @@ public:
 
     // True when a peek of `walk` by this task would answer Pending without walking.
     [[nodiscard]] bool parked(const kio::Waiter& waiter, Walk walk) const {
-        return reads_[index(walk)].parked(waiter, walk);
+        return !(peeked_ && peeked_->walk == walk) && reads_[index(walk)].parked(waiter, walk);
     }
     [[nodiscard]] const WalkCounter& walk_counter(Walk walk) const { return reads_[index(walk)].counter(); }
     [[nodiscard]] bool gate_armed(Walk walk) const { return reads_[index(walk)].armed(); }
@@ -80,9 +87,15 @@ private:
         Walk walk;
         std::uint64_t generation;
         Peek peek;
+        bool held;  // offered from held_, already past its copy's cursor
+    };
+    struct Held {
+        std::uint64_t generation;
+        Peek peek;
     };
 
     static std::size_t index(Walk walk) { return walk == Walk::arrival ? 0 : 1; }
+    kio::Poll<Next<const Peek*>> peek_walk(const kio::Waiter& waiter, Walk walk);
     kio::Poll<Next<const Peek*>> walk_once(const kio::Waiter& waiter, Walk walk);
     void follow_route(const RouteState& route);
     TrackCursor& cursor(Copy& copy, Walk walk);
@@ -101,6 +114,7 @@ private:
     std::uint64_t seen_generation_ = 0;
     std::deque<Copy> copies_;  // oldest first; the newest may serve
     std::optional<Peeked> peeked_;
+    std::map<std::uint64_t, Held> held_;  // arrivals past the range's end, for a raised end
     std::optional<std::uint64_t> floor_;   // last sequence a sequence walk handed out
     std::set<std::uint64_t> delivered_;    // what arrival walks handed out, bounded
     std::optional<std::uint64_t> newest_;  // highest sequence handed out by any walk

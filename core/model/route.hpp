@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include "kio/cell.hpp"
 #include "model/error.hpp"
@@ -23,16 +24,18 @@ public:
 
     // Serves the track from `copy` from now on.
     void serve_from(TrackConsumer copy) {
+        std::optional<TrackConsumer> previous;  // dropped after unlocking: its drop may wake
         cell_.modify([&](RouteState& state) {
             ++state.generation;
-            state.serving = std::move(copy);
+            previous = std::exchange(state.serving, std::move(copy));
         });
     }
     // No copy serves for now; readers wait (replaced copies keep their grace).
     void park() {
-        cell_.modify([](RouteState& state) {
+        std::optional<TrackConsumer> previous;  // dropped after unlocking: its drop may wake
+        cell_.modify([&](RouteState& state) {
             ++state.generation;
-            state.serving.reset();
+            previous = std::exchange(state.serving, std::nullopt);
         });
     }
     // The logical track ends: cleanly (nullopt) or with an error. The first end wins.

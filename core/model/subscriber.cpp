@@ -4,10 +4,7 @@
 
 namespace moq::model {
 
-kio::Poll<Next<GroupConsumer>> TrackSubscriber::poll_group(const kio::Waiter& waiter, Walk walk) {
-    // Checked here too, ahead of the meter: the reader's own check would only come after.
-    if (MOQ_SITE("subscriber.gate.check", gate) && reader_.parked(waiter, walk))
-        return kio::Poll<Next<GroupConsumer>>::pending();
+kio::Poll<Next<GroupConsumer>> TrackSubscriber::group_walk(const kio::Waiter& waiter, Walk walk) {
     Meter meter(stats_);
     auto peek = reader_.poll_peek_group(waiter, walk);
     if (peek.is_pending()) return kio::Poll<Next<GroupConsumer>>::pending();

@@ -12,6 +12,7 @@
 #include "model/next.hpp"
 #include "model/resume.hpp"
 #include "model/walk.hpp"
+#include "util/mutation.hpp"
 
 namespace moq::model {
 
@@ -37,12 +38,19 @@ class TrackSubscriber {
 public:
     explicit TrackSubscriber(ResumeReader reader) : reader_(std::move(reader)) {}
 
-    kio::Poll<Next<GroupConsumer>> poll_group(const kio::Waiter& waiter, Walk walk);
+    // Checks the reader's gate inline, ahead of the meter and of any call.
+    kio::Poll<Next<GroupConsumer>> poll_group(const kio::Waiter& waiter, Walk walk) {
+        if (MOQ_SITE("subscriber.gate.check", gate) && reader_.parked(waiter, walk))
+            return kio::Poll<Next<GroupConsumer>>::pending();
+        return group_walk(waiter, walk);
+    }
 
     [[nodiscard]] ResumeReader& reader() { return reader_; }
     [[nodiscard]] const TrackStats& stats() const { return *stats_; }
 
 private:
+    kio::Poll<Next<GroupConsumer>> group_walk(const kio::Waiter& waiter, Walk walk);
+
     ResumeReader reader_;
     std::shared_ptr<TrackStats> stats_ = std::make_shared<TrackStats>();
 };

@@ -95,10 +95,11 @@ kio::Poll<Next<GroupConsumer>> TrackConsumer::poll_group(std::uint64_t sequence,
     return kio::Poll<Next<GroupConsumer>>::pending();
 }
 
-kio::Poll<Next<const Peek*>> TrackCursor::poll_peek(const kio::Waiter& waiter) {
-    if (peeked_) return Next<const Peek*>(&*peeked_);
-    return reads_.run(waiter, walk_, MOQ_SITE("track.gate.check", gate), MOQ_SITE("track.gate.setup", gate),
-                      [&](const kio::Waiter& through) { return walk_once(through); });
+kio::Poll<Next<const Peek*>> TrackCursor::peek_walk(const kio::Waiter& waiter) {
+    if (peeked_ && walk_ == Walk::arrival) return Next<const Peek*>(&*peeked_);
+    peeked_.reset();
+    return reads_.walk(waiter, walk_, MOQ_SITE("track.gate.setup", gate),
+                       [&](const kio::Waiter& through) { return walk_once(through); });
 }
 
 kio::Poll<Next<const Peek*>> TrackCursor::walk_once(const kio::Waiter& waiter) {

@@ -18,6 +18,7 @@
 #include "model/group.hpp"
 #include "model/next.hpp"
 #include "model/walk.hpp"
+#include "util/mutation.hpp"
 
 namespace moq::model {
 
@@ -65,6 +66,10 @@ public:
     // The group at `sequence` once it lands, or the track's end.
     kio::Poll<Next<GroupConsumer>> poll_group(std::uint64_t sequence, const kio::Waiter& waiter) const;
     [[nodiscard]] std::optional<std::uint64_t> latest() const;
+    // Registers `waiter` for the next change of the track, whatever it is.
+    void watch(const kio::Waiter& waiter) const {
+        cell_.read_and_watch(waiter, [](const TrackState&) { return 0; });
+    }
     [[nodiscard]] bool same_track(const TrackConsumer& other) const { return cell_.same_cell(other.cell_); }
     [[nodiscard]] const kio::Consumer<TrackState>& cell() const { return cell_; }
 
@@ -86,11 +91,18 @@ public:
     TrackCursor& operator=(TrackCursor&&) noexcept = default;
 
     // The next group without handing it out. Gated: a re-poll by the same task that
-    // nothing woke answers Pending without walking.
-    kio::Poll<Next<const Peek*>> poll_peek(const kio::Waiter& waiter);
-    // Hands out the peeked group and moves past it. A disarm point.
+    // nothing woke answers Pending without walking. An arrival walk keeps its peek until
+    // taken; a sequence walk looks again each time, since a lower group may land.
+    kio::Poll<Next<const Peek*>> poll_peek(const kio::Waiter& waiter) {
+        if (!(peeked_ && walk_ == Walk::arrival) &&
+            reads_.answer_parked(waiter, walk_, MOQ_SITE("track.gate.check", gate)))
+            return kio::Poll<Next<const Peek*>>::pending();
+        return peek_walk(waiter);
+    }
+    // Hands out the peeked group and moves past it. Not a disarm point: it follows a
+    // Ready peek, which left the gate unarmed.
     std::optional<Peek> take();
-    // Skips the peeked group without handing it out. A disarm point.
+    // Skips the peeked group without handing it out (like take).
     void skip();
     // Sequences below `floor` are never offered again. A disarm point.
     void raise_floor(std::uint64_t floor);
@@ -101,6 +113,7 @@ public:
     [[nodiscard]] bool gate_armed() const { return reads_.armed(); }
 
 private:
+    kio::Poll<Next<const Peek*>> peek_walk(const kio::Waiter& waiter);
     kio::Poll<Next<const Peek*>> walk_once(const kio::Waiter& waiter);
     void disarm() { reads_.disarm(); }
 

@@ -348,3 +348,41 @@ TEST_CASE("a_failed_copy_continues_from_the_replacement") {
     CHECK(frame_of(consumer.poll_read_frame(waiter)) == "b");
     CHECK(ended(consumer.poll_read_frame(waiter)));
 }
+
+TEST_CASE("a_group_waiting_for_recovery_still_expires") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    ManualClock clock;
+    GroupProducer failing{4};
+    Route route;
+    GroupConsumer consumer = failing.consume();
+    consumer.with_expiry(std::make_shared<DeadlineExpiry>(clock, Instant{0s}, 1s));
+    consumer.with_recover(route.recover(0));
+    failing.write_frame("a");
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "a");
+    failing.abort(Error::route_failed);
+    CHECK(consumer.poll_read_frame(waiter).is_pending());  // waiting for a replacement
+    task.reset();
+    clock.advance_to(Instant{5s});
+    CHECK(task.wakes() >= 1);
+    auto answer = consumer.poll_read_frame(waiter);
+    REQUIRE(answer.is_ready());
+    CHECK(answer.value().error() == Error::old);  // what the failed copy held is lost
+}
+
+TEST_CASE("an_object_goes_stale_by_the_readers_budget") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    ManualClock clock;
+    GroupProducer producer{0};
+    Route route;
+    route.preferences.modify([](TestPreferences& p) { p.budget = 1s; });
+    GroupConsumer consumer = producer.consume();
+    consumer.with_expiry(std::make_shared<DeadlineExpiry>(clock, Instant{0s}, 10s));
+    consumer.with_recover(route.recover(0));
+    CHECK(consumer.poll_read_object(waiter).is_pending());  // the verdict reads the budget
+    producer.write_frame("x");
+    auto object = consumer.poll_read_object(waiter);
+    REQUIRE(object.value().is_item());
+    CHECK(object.value().item().stale_at == Instant{1s});
+}

@@ -221,3 +221,81 @@ TEST_CASE_FIXTURE(Front, "an_idle_subscriber_poll_builds_no_meter") {
     for (int i = 0; i < 10; ++i) CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());
     CHECK(subscriber.stats().polls == polls);
 }
+
+TEST_CASE_FIXTURE(Front, "a_sequence_walk_waiting_for_a_late_group_hears_it_land") {
+    land(a, 0);
+    land(a, 2);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::sequence) == 0);
+    route.serve_from(b.consume());
+    CHECK(pending(Walk::sequence));  // A may still land 1
+    task.reset();
+    land(a, 1);
+    CHECK(task.wakes() >= 1);
+    CHECK(take(Walk::sequence) == 1);
+    CHECK(take(Walk::sequence) == 2);
+}
+
+TEST_CASE("a_failed_serving_copy_ends_the_reader_once_the_route_is_gone") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    moq::kio::ManualClock clock;
+    auto route = std::make_unique<moq::model::Route>();
+    moq::kio::Producer<Preferences> preferences;
+    moq::model::TrackProducer a;
+    moq::model::ResumeReader reader{route->consume(), preferences.consume(), clock};
+    Front::land(a, 0);
+    route->serve_from(a.consume());
+    REQUIRE(reader.poll_peek_group(waiter, Walk::arrival).is_ready());
+    reader.take();
+    a.abort(Error::route_failed);
+    CHECK(reader.poll_peek_group(waiter, Walk::arrival).is_pending());  // a new route may come
+    task.reset();
+    route.reset();  // the front is gone: none will
+    CHECK(task.wakes() >= 1);
+    auto peek = reader.poll_peek_group(waiter, Walk::arrival);
+    REQUIRE(peek.is_ready());
+    CHECK(peek.value().error() == Error::route_failed);
+}
+
+TEST_CASE_FIXTURE(Front, "a_stalled_group_outlives_a_clean_route_end") {
+    auto created = a.create_group(0);
+    auto& group = std::get<moq::model::GroupProducer>(created);
+    REQUIRE_FALSE(group.write_frame("a"));
+    route.serve_from(a.consume());
+    REQUIRE(reader.poll_peek_group(waiter, Walk::arrival).is_ready());
+    auto handed = reader.take();
+    CHECK(*handed->poll_read_frame(waiter).value().item() == "a");
+    CHECK(handed->poll_read_frame(waiter).is_pending());
+    route.park();
+    route.end(std::nullopt);
+    CHECK(handed->poll_read_frame(waiter).is_pending());  // its copy is healthy: it waits
+    REQUIRE_FALSE(group.write_frame("b"));
+    REQUIRE_FALSE(group.finish());
+    CHECK(*handed->poll_read_frame(waiter).value().item() == "b");
+    CHECK(handed->poll_read_frame(waiter).value().is_end());
+}
+
+TEST_CASE_FIXTURE(Front, "raising_the_range_end_offers_the_groups_held_past_it") {
+    route.serve_from(a.consume());
+    reader.set_range(0, 1);
+    land(a, 0);
+    land(a, 1);
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(ended(Walk::arrival));  // everything in [0, 1) is handed out; 1 is held back
+    reader.set_range(0, 5);
+    land(a, 2);
+    CHECK(take(Walk::arrival) == 1);
+    CHECK(take(Walk::arrival) == 2);
+}
+
+TEST_CASE_FIXTURE(Front, "a_sequence_walk_keeps_a_group_past_the_range_end_for_a_raised_end") {
+    route.serve_from(a.consume());
+    reader.set_range(0, 1);
+    land(a, 0);
+    land(a, 1);
+    CHECK(take(Walk::sequence) == 0);
+    CHECK(ended(Walk::sequence));  // everything in [0, 1) is handed out
+    reader.set_range(0, 5);
+    CHECK(take(Walk::sequence) == 1);
+}

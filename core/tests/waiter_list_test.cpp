@@ -143,3 +143,16 @@ TEST_CASE("a_multi_list_poll_reuses_across_a_partial_wake") {
     first.wake();
     CHECK(counter.wakes() == 3);
 }
+
+TEST_CASE("a_moved_from_list_tracks_nothing") {
+    WakeCounter counter;
+    const Waiter waiter{counter.waker()};
+    WaiterList list;
+    waiter.register_on(list);
+    WaiterList moved = std::move(list);
+    CHECK(list.id() != moved.id());
+    waiter.register_on(list);  // must land: the record of the moved id says nothing here
+    CHECK(list.size() == 1);
+    list.wake();
+    CHECK(counter.wakes() == 1);
+}
