@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "kio/schedule_point.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {
@@ -217,8 +218,10 @@ kio::Poll<Next<T>> GroupConsumer::resumed(const kio::Waiter& waiter, Read&& read
         }
         const std::optional<Error> failed =
             result.is_ready() ? std::optional<Error>(result.value().error()) : std::nullopt;
+        kio::schedule_point("group.before_route");
         const kio::Waiter& route_waiter = registering(MOQ_SITE("group.route.register", register_input), waiter);
         if (!recover_->wants(failed, route_waiter)) return result;
+        kio::schedule_point("group.before_recover");
         auto replacement = recover_->poll(index_, failed, waiter);
         if (replacement.is_pending()) {
             // Waiting for a replacement does not stop the budget: a group no route
@@ -283,6 +286,7 @@ kio::Poll<Next<Bytes>> GroupConsumer::walk_frame(const kio::Waiter& waiter) {
     return resumed<Bytes>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<Bytes>> {
         auto result = read_once(through);
         if (result.is_pending()) {
+            kio::schedule_point("group.before_expiry");
             if (auto verdict = expiry_verdict(through)) return as<Bytes>(*verdict);
         }
         return result;

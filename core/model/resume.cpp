@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "kio/schedule_point.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {
@@ -122,6 +123,7 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
         registering(MOQ_SITE("resume.route.register", register_input), waiter),
         [](const RouteState& state) { return state; });
     const bool route_closed = route_.is_closed();
+    kio::schedule_point("resume.after_route");
     // Preferences are re-read and re-registered on every walk.
     const Preferences preferences = preferences_.read_and_watch(
         registering(MOQ_SITE("resume.preferences.register", register_input), waiter),
@@ -132,6 +134,7 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
             if (!copy.replaced) copy.demand = preferences;
     }
     if (route.generation != seen_generation_) follow_route(route);
+    kio::schedule_point("resume.before_copies");
 
     const std::size_t slot = index(walk);
     // An arrival walk first offers what it held back past the range's end, now in range.
@@ -153,6 +156,7 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
     for (auto copy = copies_.rbegin(); copy != copies_.rend(); ++copy) {
         if (copy->done[slot]) continue;
         TrackCursor& reader = cursor(*copy, walk);
+        kio::schedule_point("resume.copy");
         for (;;) {
             // Through this walk's waiter: the copy's own gate nests inside this one.
             const kio::Waiter& registered =
@@ -211,6 +215,7 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
     for (Copy* copy : looked)
         copy->track.watch(registering(MOQ_SITE("resume.looked.register", register_input), waiter));
 
+    kio::schedule_point("resume.before_end_rules");
     let_go(walk, now);
     const bool any_retained =
         std::any_of(copies_.begin(), copies_.end(), [&](const Copy& copy) { return retained(copy, walk, now); });

@@ -1,5 +1,6 @@
 #include "model/track.hpp"
 
+#include "kio/schedule_point.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {

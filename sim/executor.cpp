@@ -1,0 +1,380 @@
+#include "executor.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <utility>
+
+#include <boost/context/fixedsize_stack.hpp>
+
+#include "kio/schedule_point.hpp"
+#include "util/assert.hpp"
+
+namespace moq::sim {
+
+namespace detail {
+
+// What a task's waker points at. A task gets a new identity when it polls "from a fresh
+// task"; the old one is retired, so wakes sent to it reach nobody, as they would for a
+// task that no longer polls this reader.
+struct WakeTarget {
+    std::atomic<std::uint32_t> refs{1};
+    Executor* executor = nullptr;
+    std::uint32_t task = 0;
+    std::uint64_t identity = 0;
+    bool retired = false;
+
+    kio::Waker waker() {
+        refs.fetch_add(1, std::memory_order_relaxed);
+        return kio::Waker(&vtable, this);
+    }
+    void release() {
+        if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    }
+
+    static void* clone_fn(void* data) {
+        static_cast<WakeTarget*>(data)->refs.fetch_add(1, std::memory_order_relaxed);
+        return data;
+    }
+    static void wake_fn(void* data) {
+        auto* target = static_cast<WakeTarget*>(data);
+        if (target->executor) target->executor->wake(target->task, target->identity);
+    }
+    static void drop_fn(void* data) { static_cast<WakeTarget*>(data)->release(); }
+    static constexpr kio::WakerVtable vtable{&clone_fn, &wake_fn, &drop_fn};
+};
+
+struct TaskSlot {
+    enum class State { runnable, running, parked, finished };
+
+    std::uint32_t id = 0;
+    std::string name;
+    std::function<void(Task&)> body;
+    boost::context::fiber fiber;
+    boost::context::fiber back;  // the scheduler, while this task runs
+    State state = State::runnable;
+    bool woken = false;  // a wake for the current identity since this poll began
+    WakeTarget* identity = nullptr;
+    kio::Park park;
+    std::uint64_t polls = 0;
+};
+
+}  // namespace detail
+
+using detail::TaskSlot;
+using detail::WakeTarget;
+
+namespace {
+
+thread_local Executor* running_executor = nullptr;
+
+std::string task_field(const TaskSlot& slot) { return "\"task\":" + json_quote(slot.name); }
+
+}  // namespace
+
+std::string_view outcome_name(Outcome outcome) {
+    switch (outcome) {
+        case Outcome::finished: return "finished";
+        case Outcome::quiet: return "quiet";
+        case Outcome::deadlock: return "deadlock";
+        case Outcome::livelock: return "livelock";
+        case Outcome::time_budget: return "time_budget";
+        case Outcome::missed_wake: return "missed_wake";
+        case Outcome::task_failed: return "task_failed";
+    }
+    return "unknown";
+}
+
+std::string RunResult::report(std::string_view replay_command) const {
+    char digest_hex[17];
+    std::snprintf(digest_hex, sizeof digest_hex, "%016llx", static_cast<unsigned long long>(digest));
+    const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(time.since_start).count();
+    std::string text = "moqsim: " + std::string(outcome_name(outcome)) + ": " + message + "\n";
+    text += "  seed " + std::to_string(seed) + ", step " + std::to_string(steps) + ", virtual time " +
+            std::to_string(millis) + " ms, digest " + digest_hex + "\n";
+    if (!replay_command.empty()) text += "  replay: " + std::string(replay_command) + "\n";
+    return text;
+}
+
+// ---- task handle ----
+
+const kio::Waiter& Task::begin_poll() {
+    TaskSlot& slot = *slot_;
+    Executor& executor = *executor_;
+    if (executor.options_.fresh_task_polls_per_1000 != 0 &&
+        executor.random_.chance(executor.options_.fresh_task_polls_per_1000, 1000)) {
+        // The same body, polled from another task from now on.
+        slot.identity->retired = true;
+        slot.identity->release();
+        slot.identity = new WakeTarget();
+        slot.identity->executor = &executor;
+        slot.identity->task = slot.id;
+        slot.identity->identity = executor.next_identity_++;
+        executor.trace_.record(executor.steps_, "fresh_task",
+                               task_field(slot) + ",\"identity\":" + std::to_string(slot.identity->identity));
+    }
+    slot.woken = false;
+    ++slot.polls;
+    ++executor.polls_;
+    return slot.park.hold(slot.identity->waker());
+}
+
+void Task::end_poll(bool ready) {
+    TaskSlot& slot = *slot_;
+    Executor& executor = *executor_;
+    executor.trace_.record(executor.steps_, "poll",
+                           task_field(slot) + ",\"result\":" + (ready ? "\"ready\"" : "\"pending\""));
+    if (ready) return;
+    if (slot.woken) {
+        // Woken during its own poll: it runs again when picked.
+        executor.make_runnable(slot);
+    } else {
+        slot.state = TaskSlot::State::parked;
+    }
+    executor.suspend(slot);
+}
+
+void Task::yield() {
+    executor_->make_runnable(*slot_);
+    executor_->suspend(*slot_);
+}
+
+void Task::schedule_point(const char* where) { executor_->preempt_point(where); }
+
+kio::Clock& Task::clock() { return executor_->clock_; }
+std::uint32_t Task::id() const { return slot_->id; }
+std::string_view Task::name() const { return slot_->name; }
+Random& Task::random() { return executor_->task_random_; }
+
+// ---- executor ----
+
+Executor::Executor(Options options)
+    : options_(std::move(options)),
+      random_(options_.seed),
+      task_random_(random_.fork(1)),
+      strategy_(make_strategy(options_.strategy, random_.fork(2))),
+      trace_(options_.keep_trace) {
+    trace_.record(0, "seed", "\"seed\":" + std::to_string(options_.seed) + ",\"strategy\":" +
+                                 json_quote(strategy_name(options_.strategy.kind)));
+}
+
+Executor::~Executor() {
+    // Unwind the fibers of tasks that never finished while the executor still exists.
+    for (auto& slot : tasks_) slot->fiber = boost::context::fiber();
+    for (auto& slot : tasks_) {
+        slot->park.release();
+        if (slot->identity) {
+            slot->identity->executor = nullptr;
+            slot->identity->release();
+        }
+    }
+}
+
+Executor* Executor::current() { return running_executor; }
+
+std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body) {
+    auto slot = std::make_unique<TaskSlot>();
+    slot->id = static_cast<std::uint32_t>(tasks_.size());
+    slot->name = std::move(name);
+    slot->body = std::move(body);
+    slot->identity = new WakeTarget();
+    slot->identity->executor = this;
+    slot->identity->task = slot->id;
+    slot->identity->identity = next_identity_++;
+    TaskSlot* raw = slot.get();
+    slot->fiber = boost::context::fiber(
+        std::allocator_arg, boost::context::fixedsize_stack(options_.stack_size),
+        [this, raw](boost::context::fiber&& scheduler) {
+            raw->back = std::move(scheduler);
+            try {
+                Task handle(*this, *raw);
+                raw->body(handle);
+            } catch (const boost::context::detail::forced_unwind&) {
+                throw;  // the executor is unwinding an unfinished task
+            } catch (...) {
+                task_error_ = std::current_exception();
+            }
+            raw->state = TaskSlot::State::finished;
+            return std::move(raw->back);
+        });
+    trace_.record(steps_, "spawn", task_field(*raw));
+    tasks_.push_back(std::move(slot));
+    strategy_->spawned(raw->id);
+    runnable_.push_back(raw->id);
+    return raw->id;
+}
+
+void Executor::note(std::string_view event, std::string_view fields) { trace_.record(steps_, event, fields); }
+
+void Executor::make_runnable(TaskSlot& slot) {
+    slot.state = TaskSlot::State::runnable;
+    if (std::find(runnable_.begin(), runnable_.end(), slot.id) == runnable_.end()) runnable_.push_back(slot.id);
+}
+
+void Executor::wake(std::uint32_t task, std::uint64_t identity) {
+    MOQ_ASSERT_LT(task, tasks_.size());
+    TaskSlot& slot = *tasks_[task];
+    if (slot.identity->identity != identity) {
+        trace_.record(steps_, "stale_wake", task_field(slot) + ",\"identity\":" + std::to_string(identity));
+        return;
+    }
+    ++wakes_;
+    const char* effect = "queued";
+    switch (slot.state) {
+        case TaskSlot::State::parked:
+            slot.woken = true;
+            make_runnable(slot);
+            break;
+        case TaskSlot::State::running:
+            slot.woken = true;
+            effect = "during_poll";
+            break;
+        case TaskSlot::State::runnable:
+            slot.woken = true;
+            effect = "deduplicated";
+            break;
+        case TaskSlot::State::finished:
+            effect = "finished";
+            break;
+    }
+    trace_.record(steps_, "wake", task_field(slot) + ",\"effect\":" + json_quote(effect));
+}
+
+void Executor::resume(TaskSlot& slot) {
+    running_ = &slot;
+    slot.state = TaskSlot::State::running;
+    ++switches_;
+    slot.fiber = std::move(slot.fiber).resume();
+    running_ = nullptr;
+}
+
+void Executor::suspend(TaskSlot& slot) { slot.back = std::move(slot.back).resume(); }
+
+std::vector<std::uint32_t> Executor::runnable_except(std::uint32_t task) const {
+    std::vector<std::uint32_t> others;
+    for (std::uint32_t id : runnable_)
+        if (id != task) others.push_back(id);
+    return others;
+}
+
+void Executor::preempt_point(const char* where) {
+    TaskSlot* slot = running_;
+    if (!slot) return;
+    if (!strategy_->preempt(slot->id, runnable_except(slot->id))) return;
+    trace_.record(steps_, "preempt", task_field(*slot) + ",\"at\":" + json_quote(where));
+    make_runnable(*slot);
+    suspend(*slot);
+}
+
+void Executor::schedule_point_hook(const char* where) {
+    if (Executor* executor = running_executor) executor->preempt_point(where);
+}
+
+std::string Executor::parked_tasks() const {
+    std::string names;
+    for (const auto& slot : tasks_) {
+        if (slot->state != TaskSlot::State::parked) continue;
+        if (!names.empty()) names += ", ";
+        names += slot->name;
+    }
+    return names;
+}
+
+RunResult Executor::finish(Outcome outcome, std::string message) {
+    trace_.record(steps_, "end", "\"outcome\":" + json_quote(outcome_name(outcome)));
+    RunResult result;
+    result.outcome = outcome;
+    result.message = std::move(message);
+    result.seed = options_.seed;
+    result.steps = steps_;
+    result.polls = polls_;
+    result.switches = switches_;
+    result.wakes = wakes_;
+    result.digest = trace_.digest();
+    result.time = clock_.now();
+    return result;
+}
+
+RunResult Executor::run() {
+    Executor* outer = running_executor;
+    running_executor = this;
+    const kio::SchedulePointHook previous = kio::schedule_point_hook.load();
+    if (options_.schedule_points) kio::set_schedule_point_hook(&Executor::schedule_point_hook);
+    struct Restore {
+        Executor* outer;
+        kio::SchedulePointHook previous;
+        ~Restore() {
+            running_executor = outer;
+            kio::set_schedule_point_hook(previous);
+        }
+    } restore{outer, previous};
+
+    for (;;) {
+        if (task_error_) {
+            std::string what = "a task threw";
+            try {
+                std::rethrow_exception(task_error_);
+            } catch (const std::exception& error) {
+                what += ": " + std::string(error.what());
+            } catch (...) {
+            }
+            return finish(Outcome::task_failed, what);
+        }
+        const bool all_finished = std::all_of(tasks_.begin(), tasks_.end(), [](const auto& slot) {
+            return slot->state == TaskSlot::State::finished;
+        });
+        if (all_finished) return finish(Outcome::finished, "every task finished");
+
+        if (!options_.eager && options_.spurious_polls_per_1000 != 0 && random_.chance(options_.spurious_polls_per_1000, 1000)) {
+            std::vector<TaskSlot*> parked;
+            for (auto& slot : tasks_)
+                if (slot->state == TaskSlot::State::parked) parked.push_back(slot.get());
+            if (!parked.empty()) {
+                TaskSlot& chosen = *parked[random_.below(parked.size())];
+                trace_.record(steps_, "spurious", task_field(chosen));
+                make_runnable(chosen);
+            }
+        }
+
+        if (runnable_.empty()) {
+            if (const auto next = clock_.next_deadline()) {
+                kio::Instant to = *next;
+                if (options_.clock_jumps_per_1000 != 0 && random_.chance(options_.clock_jumps_per_1000, 1000)) {
+                    const auto extra = static_cast<std::uint64_t>(options_.clock_jump_max.count());
+                    if (extra != 0) to = to + kio::Duration(static_cast<std::int64_t>(random_.below(extra)));
+                }
+                trace_.record(steps_, "time", "\"ns\":" + std::to_string(to.since_start.count()));
+                clock_.advance_to(to);
+                if (clock_.now().since_start > options_.max_time)
+                    return finish(Outcome::time_budget, "virtual time passed its budget");
+                continue;
+            }
+            if (quiescence_) {
+                if (std::optional<std::string> missed = quiescence_())
+                    return finish(Outcome::missed_wake, *missed);
+            }
+            if (options_.parked_at_quiescence_is_quiet) return finish(Outcome::quiet, "quiet: " + parked_tasks());
+            return finish(Outcome::deadlock, "every task parked, no deadline pending: " + parked_tasks());
+        }
+
+        if (++steps_ > options_.max_steps)
+            return finish(Outcome::livelock, "step budget of " + std::to_string(options_.max_steps) + " exceeded");
+        const std::uint32_t chosen = strategy_->pick(runnable_);
+        runnable_.erase(std::find(runnable_.begin(), runnable_.end(), chosen));
+        TaskSlot& slot = *tasks_[chosen];
+        trace_.record(steps_, "run", task_field(slot));
+        resume(slot);
+        if (options_.eager) {
+            // Every parked task is polled once more each step, woken or not. Done after
+            // the strategy's pick, so a strict priority order cannot starve the others.
+            for (std::size_t i = 0; i < tasks_.size(); ++i) {
+                TaskSlot& parked = *tasks_[i];
+                if (parked.state != TaskSlot::State::parked) continue;
+                trace_.record(steps_, "eager", task_field(parked));
+                resume(parked);
+            }
+        }
+    }
+}
+
+}  // namespace moq::sim

@@ -1,0 +1,172 @@
+// The deterministic executor. Tasks are fibers whose bodies are straight-line code:
+// `task.wait(poll)` polls and, on Pending, suspends the fiber until its waker fires. One
+// 64-bit seed sets every choice (which task runs, preemptions at schedule points, drive
+// faults, clock jumps); time is a virtual clock that moves only when no task can run.
+// Failures are reports, never hangs: deadlock, step budget, time budget, or a missed
+// wake declared by a quiescence check.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/context/fiber.hpp>
+
+#include "kio/clock.hpp"
+#include "kio/park.hpp"
+#include "kio/poll.hpp"
+#include "kio/waiter.hpp"
+#include "sim/random.hpp"
+#include "sim/strategy.hpp"
+#include "sim/trace.hpp"
+#include "sim/virtual_clock.hpp"
+
+namespace moq::sim {
+
+struct Options {
+    std::uint64_t seed = 1;
+    StrategyOptions strategy;
+    // Drive modes. By default a task is polled only when its waker fired.
+    bool eager = false;                           // every parked task re-polled every step
+    std::uint32_t spurious_polls_per_1000 = 0;    // re-poll a parked task without a wake
+    std::uint32_t fresh_task_polls_per_1000 = 0;  // poll with a new task identity
+    bool schedule_points = true;                  // switch tasks inside core walks
+    // Faults.
+    std::uint32_t clock_jumps_per_1000 = 0;       // time jumps past the next deadline
+    kio::Duration clock_jump_max = std::chrono::seconds(1);
+    // Budgets that turn a hang into a report.
+    std::uint64_t max_steps = 200000;
+    kio::Duration max_time = std::chrono::hours(1);
+    // At quiescence with tasks still parked: a quiet end (true) or a deadlock (false).
+    bool parked_at_quiescence_is_quiet = false;
+    bool keep_trace = false;
+    std::string replay_command;  // printed with a failure report
+    std::size_t stack_size = 256 * 1024;
+};
+
+enum class Outcome { finished, quiet, deadlock, livelock, time_budget, missed_wake, task_failed };
+std::string_view outcome_name(Outcome outcome);
+
+struct RunResult {
+    Outcome outcome = Outcome::finished;
+    std::string message;
+    std::uint64_t seed = 0;
+    std::uint64_t steps = 0;
+    std::uint64_t polls = 0;
+    std::uint64_t switches = 0;
+    std::uint64_t wakes = 0;
+    std::uint64_t digest = 0;
+    kio::Instant time;
+    [[nodiscard]] bool ok() const { return outcome == Outcome::finished || outcome == Outcome::quiet; }
+    // Several lines: what failed, the seed, the one command that replays it.
+    [[nodiscard]] std::string report(std::string_view replay_command) const;
+};
+
+class Executor;
+
+namespace detail {
+struct TaskSlot;
+struct WakeTarget;
+}  // namespace detail
+
+// The handle a task body gets.
+class Task {
+public:
+    // Polls `poll(waiter)` until Ready, suspending on Pending until the waker fires.
+    template <class Poll>
+    auto wait(Poll&& poll) {
+        for (;;) {
+            auto answer = poll(begin_poll());
+            if (answer.is_ready()) {
+                end_poll(true);
+                return std::move(answer).value();
+            }
+            end_poll(false);
+        }
+    }
+    // Lets other tasks run; this one stays runnable.
+    void yield();
+    // A point where the strategy may switch to another task (as the core's hook does).
+    void schedule_point(const char* where);
+
+    [[nodiscard]] kio::Clock& clock();
+    [[nodiscard]] Executor& executor() { return *executor_; }
+    [[nodiscard]] std::uint32_t id() const;
+    [[nodiscard]] std::string_view name() const;
+    // Draws from this run's seed, for task bodies that make choices.
+    Random& random();
+
+private:
+    friend class Executor;
+    Task(Executor& executor, detail::TaskSlot& slot) : executor_(&executor), slot_(&slot) {}
+    const kio::Waiter& begin_poll();
+    void end_poll(bool ready);
+
+    Executor* executor_;
+    detail::TaskSlot* slot_;
+};
+
+class Executor {
+public:
+    explicit Executor(Options options);
+    ~Executor();
+    Executor(const Executor&) = delete;
+    Executor& operator=(const Executor&) = delete;
+
+    std::uint32_t spawn(std::string name, std::function<void(Task&)> body);
+    // Runs until every task finished or a failure.
+    RunResult run();
+
+    // Called when no task can run and no deadline is pending, before a deadlock is
+    // declared: return a message to declare a missed wake.
+    void on_quiescence(std::function<std::optional<std::string>()> check) { quiescence_ = std::move(check); }
+
+    [[nodiscard]] VirtualClock& clock() { return clock_; }
+    [[nodiscard]] const Trace& trace() const { return trace_; }
+    [[nodiscard]] const Options& options() const { return options_; }
+    Random& random() { return task_random_; }
+    // Records an event of the caller's in the trace (and so in the digest).
+    void note(std::string_view event, std::string_view fields);
+
+    // The task running now, if any (the schedule point hook needs it).
+    static Executor* current();
+
+private:
+    friend class Task;
+    friend struct detail::WakeTarget;
+
+    void wake(std::uint32_t task, std::uint64_t identity);
+    void make_runnable(detail::TaskSlot& slot);
+    void resume(detail::TaskSlot& slot);
+    void suspend(detail::TaskSlot& slot);
+    void preempt_point(const char* where);
+    static void schedule_point_hook(const char* where);
+    std::vector<std::uint32_t> runnable_except(std::uint32_t task) const;
+    RunResult finish(Outcome outcome, std::string message);
+    std::string parked_tasks() const;
+
+    Options options_;
+    Random random_;
+    Random task_random_;
+    std::unique_ptr<Strategy> strategy_;
+    VirtualClock clock_;
+    Trace trace_;
+    std::deque<std::unique_ptr<detail::TaskSlot>> tasks_;
+    std::vector<std::uint32_t> runnable_;  // in the order tasks became runnable
+    detail::TaskSlot* running_ = nullptr;
+    std::uint64_t steps_ = 0;
+    std::uint64_t polls_ = 0;
+    std::uint64_t switches_ = 0;
+    std::uint64_t wakes_ = 0;
+    std::uint64_t next_identity_ = 1;
+    std::function<std::optional<std::string>()> quiescence_;
+    std::exception_ptr task_error_;
+};
+
+}  // namespace moq::sim

@@ -1,0 +1,218 @@
+#include "sim/scenarios.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "kio/cell.hpp"
+#include "model/group.hpp"
+#include "model/resume.hpp"
+#include "model/route.hpp"
+#include "model/track.hpp"
+
+namespace moq::sim {
+
+namespace {
+
+// A run that finished but read the wrong thing is a failure too.
+RunResult judged(RunResult result, const std::string& wrong) {
+    if (result.ok() && !wrong.empty()) {
+        result.outcome = Outcome::task_failed;
+        result.message = wrong;
+    }
+    return result;
+}
+
+// Three writers add to a cell; three readers wait for the total.
+RunResult cell_scenario(const Options& options) {
+    Executor executor{options};
+    kio::Producer<int> cell{0};
+    constexpr int writers = 3;
+    constexpr int writes = 4;
+    std::array<int, 3> seen{};
+    for (int r = 0; r < 3; ++r) {
+        executor.spawn("reader" + std::to_string(r), [&, r, consumer = cell.consume()](Task& task) {
+            seen[r] = task.wait([&](const kio::Waiter& waiter) -> kio::Poll<int> {
+                auto answer = consumer.poll(waiter, [](const int& value) -> std::optional<int> {
+                    if (value >= writers * writes) return value;
+                    return std::nullopt;
+                });
+                if (answer.is_ready()) return answer.value();
+                return kio::Poll<int>::pending();
+            });
+        });
+    }
+    for (int w = 0; w < writers; ++w) {
+        executor.spawn("writer" + std::to_string(w), [&](Task& task) {
+            for (int i = 0; i < writes; ++i) {
+                cell.modify([](int& value) { ++value; });
+                task.yield();
+            }
+        });
+    }
+    auto result = executor.run();
+    std::string wrong;
+    for (int r = 0; r < 3; ++r)
+        if (seen[r] != writers * writes) wrong = "reader" + std::to_string(r) + " saw " + std::to_string(seen[r]);
+    return judged(std::move(result), wrong);
+}
+
+// One writer streams whole and chunked frames; three readers read them three ways.
+RunResult group_scenario(const Options& options) {
+    Executor executor{options};
+    model::GroupProducer producer{1};
+    const std::vector<std::string> frames{"alpha", "bravo-chunked", "c", "delta-chunked", "echo"};
+    std::vector<std::string> whole, batched, streamed;
+    executor.spawn("writer", [&](Task& task) {
+        for (const std::string& frame : frames) {
+            if (frame.find("chunked") != std::string::npos) {
+                producer.start_frame(frame.size());
+                task.yield();
+                producer.write_chunk(std::string_view(frame).substr(0, 4));
+                task.yield();
+                producer.write_chunk(std::string_view(frame).substr(4));
+                producer.end_frame();
+            } else {
+                producer.write_frame(frame);
+            }
+            task.yield();
+        }
+        producer.finish();
+    });
+    executor.spawn("whole", [&, consumer = producer.consume()](Task& task) mutable {
+        for (;;) {
+            auto next = task.wait([&](const kio::Waiter& waiter) { return consumer.poll_read_frame(waiter); });
+            if (!next.is_item()) break;
+            whole.push_back(*next.item());
+        }
+    });
+    executor.spawn("batched", [&, consumer = producer.consume()](Task& task) mutable {
+        for (;;) {
+            auto next = task.wait([&](const kio::Waiter& waiter) { return consumer.poll_read_frames(waiter, 2); });
+            if (!next.is_item()) break;
+            for (const model::Bytes& frame : next.item()) batched.push_back(*frame);
+        }
+    });
+    executor.spawn("streamed", [&, consumer = producer.consume()](Task& task) mutable {
+        for (;;) {
+            auto next = task.wait([&](const kio::Waiter& waiter) { return consumer.poll_next_frame(waiter); });
+            if (!next.is_item()) break;
+            model::FrameReader reader = std::move(next.item());
+            std::string bytes;
+            for (;;) {
+                auto chunk = task.wait([&](const kio::Waiter& waiter) { return reader.poll_read_chunk(waiter); });
+                if (!chunk.is_item()) break;
+                bytes += chunk.item();
+            }
+            streamed.push_back(bytes);
+        }
+    });
+    auto result = executor.run();
+    std::string wrong;
+    if (whole != frames) wrong = "whole-frame reader read " + std::to_string(whole.size()) + " frames";
+    if (batched != frames) wrong = "batch reader read " + std::to_string(batched.size()) + " frames";
+    if (streamed != frames) wrong = "chunked reader read " + std::to_string(streamed.size()) + " frames";
+    return judged(std::move(result), wrong);
+}
+
+// The route flaps A -> B -> A while both copies finish, preferences change and B dies,
+// in an order the seed picks; the reader must hand out "first", "second", then end.
+RunResult route_flap_scenario(const Options& options) {
+    Executor executor{options};
+    model::Route route;
+    kio::Producer<model::Preferences> preferences;
+    model::TrackProducer a, b;
+    auto write = [](model::TrackProducer& copy, std::uint64_t sequence, const char* payload) {
+        auto created = copy.create_group(sequence);
+        if (!std::holds_alternative<model::GroupProducer>(created)) return;
+        auto& group = std::get<model::GroupProducer>(created);
+        group.write_frame(payload);
+        group.finish();
+    };
+    write(a, 0, "first");
+    route.serve_from(a.consume());
+
+    enum Event { switch_to_b, return_to_a, finish_a, finish_b, update, kill_b };
+    std::array<Event, 6> order{switch_to_b, return_to_a, finish_a, finish_b, update, kill_b};
+    // A seeded shuffle, then return_to_a moved behind switch_to_b if needed.
+    for (std::size_t i = order.size() - 1; i > 0; --i)
+        std::swap(order[i], order[executor.random().below(i + 1)]);
+    const auto switched = std::find(order.begin(), order.end(), switch_to_b);
+    const auto returned = std::find(order.begin(), order.end(), return_to_a);
+    if (returned < switched) std::iter_swap(switched, returned);
+    std::string events;
+    for (Event event : order) events += std::to_string(static_cast<int>(event));
+    executor.note("events", "\"order\":\"" + events + "\"");
+
+    std::vector<std::string> handed_out;
+    bool ended = false;
+    executor.spawn("front", [&](Task& task) {
+        for (Event event : order) {
+            task.yield();
+            switch (event) {
+                case switch_to_b: route.serve_from(b.consume()); break;
+                case return_to_a: route.serve_from(a.consume()); break;
+                case finish_a:
+                    write(a, 1, "second");
+                    a.finish();
+                    break;
+                case finish_b:
+                    write(b, 0, "first");
+                    write(b, 1, "second");
+                    b.finish();
+                    break;
+                case update:
+                    preferences.modify([](model::Preferences& p) { p.priority = 7; });
+                    break;
+                case kill_b: b.abort(model::Error::route_failed); break;
+            }
+        }
+    });
+    executor.spawn("reader", [&](Task& task) {
+        model::ResumeReader reader{route.consume(), preferences.consume(), task.clock()};
+        for (;;) {
+            auto peek = task.wait([&](const kio::Waiter& waiter) {
+                auto answer = reader.poll_peek_group(waiter, model::Walk::arrival);
+                if (answer.is_pending()) return kio::Poll<model::Next<std::uint64_t>>::pending();
+                if (answer.value().is_item()) return kio::Poll<model::Next<std::uint64_t>>(answer.value().item()->sequence);
+                if (answer.value().is_end()) return kio::Poll<model::Next<std::uint64_t>>(model::End{});
+                return kio::Poll<model::Next<std::uint64_t>>(answer.value().error());
+            });
+            if (!peek.is_item()) {
+                ended = peek.is_end();
+                break;
+            }
+            model::GroupConsumer group = *reader.take();
+            auto frame = task.wait([&](const kio::Waiter& waiter) { return group.poll_read_frame(waiter); });
+            if (frame.is_item()) handed_out.push_back(*frame.item());
+        }
+    });
+    auto result = executor.run();
+    std::string wrong;
+    if (handed_out != std::vector<std::string>{"first", "second"})
+        wrong = "the reader handed out " + std::to_string(handed_out.size()) + " groups, events " + events;
+    else if (!ended)
+        wrong = "the reader did not end cleanly, events " + events;
+    return judged(std::move(result), wrong);
+}
+
+}  // namespace
+
+const std::vector<Scenario>& scenarios() {
+    static const std::vector<Scenario> all{
+        {"cell", "three writers, three readers on one watch cell", &cell_scenario},
+        {"group", "whole, batched and chunked readers of one group written in chunks", &group_scenario},
+        {"route_flap", "a resume reader while its route flaps A -> B -> A in a seeded order", &route_flap_scenario},
+    };
+    return all;
+}
+
+const Scenario* find_scenario(std::string_view name) {
+    for (const Scenario& scenario : scenarios())
+        if (scenario.name == name) return &scenario;
+    return nullptr;
+}
+
+}  // namespace moq::sim
