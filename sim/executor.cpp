@@ -56,7 +56,7 @@ struct TaskSlot {
     bool woken = false;  // a wake for the current identity since this poll began
     WakeTarget* identity = nullptr;
     kio::Park park;
-    std::uint64_t polls = 0;
+    TaskStats stats;
 };
 
 }  // namespace detail
@@ -110,11 +110,12 @@ const kio::Waiter& Task::begin_poll() {
         slot.identity->executor = &executor;
         slot.identity->task = slot.id;
         slot.identity->identity = executor.next_identity_++;
+        ++slot.stats.fresh_polls;
         executor.trace_.record(executor.steps_, "fresh_task",
                                task_field(slot) + ",\"identity\":" + std::to_string(slot.identity->identity));
     }
     slot.woken = false;
-    ++slot.polls;
+    ++slot.stats.polls;
     ++executor.polls_;
     return slot.park.hold(slot.identity->waker());
 }
@@ -124,7 +125,10 @@ void Task::end_poll(bool ready) {
     Executor& executor = *executor_;
     executor.trace_.record(executor.steps_, "poll",
                            task_field(slot) + ",\"result\":" + (ready ? "\"ready\"" : "\"pending\""));
-    if (ready) return;
+    if (ready) {
+        ++slot.stats.ready;
+        return;
+    }
     if (slot.woken) {
         // Woken during its own poll: it runs again when picked.
         executor.make_runnable(slot);
@@ -204,6 +208,11 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
     return raw->id;
 }
 
+TaskStats Executor::task_stats(std::uint32_t task) const {
+    MOQ_ASSERT_LT(task, tasks_.size());
+    return tasks_[task]->stats;
+}
+
 void Executor::note(std::string_view event, std::string_view fields) { trace_.record(steps_, event, fields); }
 
 void Executor::make_runnable(TaskSlot& slot) {
@@ -219,6 +228,7 @@ void Executor::wake(std::uint32_t task, std::uint64_t identity) {
         return;
     }
     ++wakes_;
+    ++slot.stats.wakes;
     const char* effect = "queued";
     switch (slot.state) {
         case TaskSlot::State::parked:

@@ -70,6 +70,14 @@ struct RunResult {
 
 class Executor;
 
+// What one task did, for efficiency checks (walks never exceed wakes plus fresh polls).
+struct TaskStats {
+    std::uint64_t polls = 0;
+    std::uint64_t ready = 0;        // polls that answered Ready
+    std::uint64_t wakes = 0;        // wakes delivered to its current identity
+    std::uint64_t fresh_polls = 0;  // polls made from a new identity
+};
+
 namespace detail {
 struct TaskSlot;
 struct WakeTarget;
@@ -127,6 +135,7 @@ public:
     // declared: return a message to declare a missed wake.
     void on_quiescence(std::function<std::optional<std::string>()> check) { quiescence_ = std::move(check); }
 
+    [[nodiscard]] TaskStats task_stats(std::uint32_t task) const;
     [[nodiscard]] VirtualClock& clock() { return clock_; }
     [[nodiscard]] const Trace& trace() const { return trace_; }
     [[nodiscard]] const Options& options() const { return options_; }

@@ -153,6 +153,10 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
     Copy* best_copy = nullptr;
     const Peek* best = nullptr;
     std::vector<Copy*> looked;  // copies whose peek answered but was not handed out
+    // A clean end is not final while the reader reads on: a group below a finished
+    // copy's end may still land there. Only an error is.
+    for (Copy& copy : copies_)
+        if (copy.done[slot] && !*copy.done[slot]) copy.done[slot].reset();
     for (auto copy = copies_.rbegin(); copy != copies_.rend(); ++copy) {
         if (copy->done[slot]) continue;
         TrackCursor& reader = cursor(*copy, walk);
@@ -165,6 +169,8 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
             if (answer.is_pending()) break;
             if (!answer.value().is_item()) {
                 copy->done[slot] = answer.value().is_end() ? std::optional<Error>() : answer.value().error();
+                // Its end answered Ready and registered nothing: watch for a late group.
+                if (answer.value().is_end()) looked.push_back(&*copy);
                 break;
             }
             const Peek* peek = answer.value().item();
@@ -172,7 +178,12 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
                                                                  peek->sequence > *copy->until)) {
                 // Past the range's end for now: the end may still be raised.
                 if (walk == Walk::sequence) {
-                    looked.push_back(&*copy);
+                    // A dead copy lands nothing lower: it is done, with its error.
+                    if (const auto error = copy->track.aborted()) {
+                        copy->done[slot] = *error;
+                    } else {
+                        looked.push_back(&*copy);
+                    }
                     break;
                 }
                 held_.emplace(peek->sequence, Held{copy->generation, *peek});
@@ -262,6 +273,7 @@ std::optional<GroupConsumer> ResumeReader::take() {
         while (delivered_.size() > options_.delivered_window) delivered_.erase(delivered_.begin());
     }
     newest_ = max_of(newest_, sequence);
+    taken_from_ = taken.generation;
     GroupConsumer group = std::move(taken.peek.group);
     group.with_recover(std::make_unique<ResumeRecover>(route_, preferences_, taken.generation, sequence));
     if (MOQ_SITE_EXPLAINED("resume.take.disarm", disarm,
@@ -273,7 +285,9 @@ std::optional<GroupConsumer> ResumeReader::take() {
 }
 
 void ResumeReader::set_range(std::uint64_t start, std::optional<std::uint64_t> end) {
-    range_start_ = start;
+    // Never rewinds: the cursors skipped what lay below the old start for good.
+    range_start_ = std::max(range_start_, start);
+    start = range_start_;
     range_end_ = end;
     if (peeked_ && (peeked_->peek.sequence < start || (end && peeked_->peek.sequence >= *end))) peeked_.reset();
     for (Copy& copy : copies_)

@@ -57,7 +57,8 @@ public:
     }
     // Hands out the peeked group, with a recover over this route and preferences.
     std::optional<GroupConsumer> take();
-    // Only sequences in [start, end) from now on. A disarm point.
+    // Only sequences in [start, end) from now on; a start below the current one keeps the
+    // current one (a range never rewinds), the end moves both ways. A disarm point.
     void set_range(std::uint64_t start, std::optional<std::uint64_t> end);
     // A nested route moved the handed-out floor of sequence walks. A disarm point.
     void skip_ordered(std::uint64_t floor);
@@ -70,6 +71,9 @@ public:
     [[nodiscard]] bool gate_armed(Walk walk) const { return reads_[index(walk)].armed(); }
     [[nodiscard]] std::vector<CopyView> copies() const;
     [[nodiscard]] std::optional<std::uint64_t> ordered_floor() const { return floor_; }
+    // The route generation the last walk followed, and the copy the last take came from.
+    [[nodiscard]] std::uint64_t route_generation() const { return seen_generation_; }
+    [[nodiscard]] std::optional<std::uint64_t> taken_from() const { return taken_from_; }
 
 private:
     struct Copy {
@@ -118,6 +122,7 @@ private:
     std::optional<std::uint64_t> floor_;   // last sequence a sequence walk handed out
     std::set<std::uint64_t> delivered_;    // what arrival walks handed out, bounded
     std::optional<std::uint64_t> newest_;  // highest sequence handed out by any walk
+    std::optional<std::uint64_t> taken_from_;  // generation of the copy of the last take
     std::uint64_t range_start_ = 0;
     std::optional<std::uint64_t> range_end_;
     Preferences mirrored_;

@@ -66,6 +66,10 @@ public:
     // The group at `sequence` once it lands, or the track's end.
     kio::Poll<Next<GroupConsumer>> poll_group(std::uint64_t sequence, const kio::Waiter& waiter) const;
     [[nodiscard]] std::optional<std::uint64_t> latest() const;
+    // The error the track was aborted with, if it was.
+    [[nodiscard]] std::optional<Error> aborted() const {
+        return cell_.read([](const TrackState& state) { return state.abort; });
+    }
     // Registers `waiter` for the next change of the track, whatever it is.
     void watch(const kio::Waiter& waiter) const {
         cell_.read_and_watch(waiter, [](const TrackState&) { return 0; });
