@@ -299,3 +299,21 @@ TEST_CASE_FIXTURE(Front, "a_sequence_walk_keeps_a_group_past_the_range_end_for_a
     reader.set_range(0, 5);
     CHECK(take(Walk::sequence) == 1);
 }
+
+TEST_CASE_FIXTURE(Front, "a_group_landing_below_a_finished_copys_end_is_still_handed_out") {
+    // B ends cleanly while a replaced copy (A) still keeps the reader waiting; a group
+    // landing in B below its end meanwhile must be handed out, not lost behind the end.
+    reader.set_range(0, 2);
+    land(a, 2);  // past the range: held back
+    route.serve_from(a.consume());
+    land(a, 0);
+    CHECK(take(Walk::arrival) == 0);
+    land(b, 2);
+    route.serve_from(b.consume());
+    REQUIRE_FALSE(b.finish());  // ends at 3; 1 may still land
+    CHECK(pending(Walk::arrival));  // A may still land 1 within its grace
+    task.reset();
+    land(b, 1);
+    CHECK(task.wakes() >= 1);
+    CHECK(take(Walk::arrival) == 1);
+}

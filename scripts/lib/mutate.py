@@ -2,10 +2,13 @@
 """Runs the kill suite once per mutation site, with that one site switched off.
 
 Usage: mutate.py TEST_PROGRAM REPORT_DIR [--site NAME ...] [--timeout SECONDS]
+                 [--sweep MOQSIM] [--sweep-cases N]
 
 The test program lists its sites with --list-sites and switches one off with
 MOQ_MUTANT=NAME. A site is killed when at least one test case fails (or the program
-crashes or times out) with it off. Writes REPORT_DIR/mutation.json (the
+crashes or times out) with it off. With --sweep, every site is also switched off in a
+short seeded sweep of every suite (moqsim sweep --mutant NAME), and the first failing
+case of each suite is named as a killer too ("resume seed 1 case 37"). Writes REPORT_DIR/mutation.json (the
 mutation-testing report schema, version 2, which the standard HTML viewer renders) and
 REPORT_DIR/mutation.md. Exits 1 when a site survives without a written reason, 2 on bad
 input.
@@ -64,6 +67,30 @@ def run_suite(program, mutant, timeout):
     return {"status": "Survived", "killed_by": [], "reason": "", "ms": ms}
 
 
+def run_sweep(moqsim, mutant, cases, timeout):
+    """Kills by the property sweeps: the first failing (suite, seed, case) of each suite."""
+    with tempfile.TemporaryDirectory() as folder:
+        result = os.path.join(folder, "sweep.json")
+        try:
+            out = subprocess.run([moqsim, "sweep", "--seeds", "1", "--cases", str(cases), "--mutant", mutant,
+                                  "--keep-going", "--json", result], capture_output=True, text=True,
+                                 timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            return [f"sweep (timeout over {timeout} s)"]
+        if out.returncode == 2:
+            fail(out.stderr.strip())
+        if not os.path.exists(result):
+            return [f"sweep (exit {out.returncode})"] if out.returncode != 0 else []
+        with open(result) as handle:
+            report = json.load(handle)
+    killers = []
+    for suite in report["suites"]:
+        if suite["failures"]:
+            first = suite["failures"][0]
+            killers.append(f"{suite['suite']} seed {first['seed']} case {first['case']}")
+    return killers
+
+
 def write_atomically(path, text):
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
@@ -93,14 +120,14 @@ def report_json(results, elapsed_ms):
             "location": {"start": {"line": site["line"], "column": 1},
                          "end": {"line": site["line"] + 1, "column": 1}},
             "status": "Ignored" if status == "Survived" and site["survivor_reason"] else status,
-            "killedBy": result["killed_by"],
+            "killedBy": result["killed_by"] + result.get("swept", []),
             "duration": result["ms"],
         }
         reason = result["reason"] or site["survivor_reason"]
         if reason:
             mutant["statusReason"] = reason
         files[path]["mutants"].append(mutant)
-        for name in result["killed_by"]:
+        for name in result["killed_by"] + result.get("swept", []):
             tests[name] = {"id": name, "name": name}
     return json.dumps({
         "schemaVersion": "2",
@@ -115,21 +142,24 @@ def report_json(results, elapsed_ms):
 
 def report_markdown(results):
     lines = ["# Mutation report", "",
-             "Each site switched off in turn (`MOQ_MUTANT=name`) against the unit tests.", "",
-             "| site | category | where | verdict | killed by |", "| --- | --- | --- | --- | --- |"]
+             "Each site switched off in turn (`MOQ_MUTANT=name`) against the unit tests and a short "
+             "seeded sweep of every property suite.", "",
+             "| site | category | where | verdict | killed by tests | killed by sweeps |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for site, result in results:
         verdict = result["status"].lower()
         if result["status"] == "Survived" and site["survivor_reason"]:
             verdict = "survived (explained)"
-        killers = ", ".join(f"`{name}`" for name in result["killed_by"][:4])
-        if len(result["killed_by"]) > 4:
-            killers += f" and {len(result['killed_by']) - 4} more"
+        killers = ", ".join(f"`{name}`" for name in result["killed_by"][:3])
+        if len(result["killed_by"]) > 3:
+            killers += f" and {len(result['killed_by']) - 3} more"
         if not killers and result["status"] == "Survived":
             killers = site["survivor_reason"] or "**nothing**"
-        elif not killers:
+        elif not killers and result["reason"] != "by the sweep":
             killers = result["reason"]
+        swept = ", ".join(result.get("swept", [])) or "-"
         lines.append(f"| `{site['name']}` | {site['category']} | {site['file']}:{site['line']} "
-                     f"| {verdict} | {killers} |")
+                     f"| {verdict} | {killers} | {swept} |")
     return "\n".join(lines) + "\n"
 
 
@@ -139,6 +169,8 @@ def main():
     parser.add_argument("report_dir")
     parser.add_argument("--site", action="append", default=[], help="only these sites")
     parser.add_argument("--timeout", type=int, default=300)
+    parser.add_argument("--sweep", help="moqsim of the same mutants build: sweeps kill too")
+    parser.add_argument("--sweep-cases", type=int, default=300)
     args = parser.parse_args()
     if not os.access(args.program, os.X_OK):
         fail(f"no test program at {args.program}")
@@ -162,11 +194,16 @@ def main():
     width = max(len(site["name"]) for site in sites)
     for number, site in enumerate(sites, 1):
         result = run_suite(args.program, site["name"], args.timeout)
+        if args.sweep:
+            swept = run_sweep(args.sweep, site["name"], args.sweep_cases, args.timeout)
+            if swept and result["status"] == "Survived":
+                result = {"status": "Killed", "killed_by": [], "reason": "by the sweep", "ms": result["ms"]}
+            result["swept"] = swept
         results.append((site, result))
         shown = result["status"].lower()
         if result["status"] == "Survived" and site["survivor_reason"]:
             shown = "survived (explained)"
-        killers = ", ".join(result["killed_by"][:2]) or result["reason"]
+        killers = ", ".join((result["killed_by"] + result.get("swept", []))[:2]) or result["reason"]
         print(f"[{number:>2}/{len(sites)}] {site['name']:<{width}}  {shown:<22} {killers}", flush=True)
     elapsed_ms = int((time.monotonic() - started) * 1000)
 

@@ -83,7 +83,8 @@ moq_build() {
 #   moq_count_testlog FILE         FILE is Meson's testlog.json (one JSON object a line).
 #   moq_count_output STATUS FILE   FILE is one doctest run's output, STATUS its exit code.
 # For each test: the numbers from doctest's summary line
-# ("[doctest] test cases: A | B passed | C failed | D skipped", colour codes stripped);
+# ("[doctest] test cases: A | B passed | C failed | D skipped", colour codes stripped), or
+# from a plain closing line "name: B passed, C failed" (the command-line tests print one);
 # with no such line, the test counts as 1 passed if it succeeded, else 1 failed. A test
 # that failed although its summary shows no failed case (a crash or sanitizer report after
 # the summary) adds 1 failed, so the counts never hide a failure.
@@ -91,13 +92,15 @@ MOQ_COUNT_PY='
 import json, re, sys
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-SUMMARY = re.compile(r"\[doctest\] test cases:\s*\d+\s*\|\s*(\d+)\s*passed\s*\|\s*(\d+)\s*failed")
+SUMMARY = re.compile(r"\[doctest\] test cases:\s*\d+\s*\|\s*(\d+)\s*passed\s*\|\s*(\d+)\s*failed"
+                     r"|^[a-z]+: (\d+) passed, (\d+) failed$", re.M)
 
 def count(text, ok):
     found = SUMMARY.findall(ANSI.sub("", text or ""))
     if not found:
         return (1, 0) if ok else (0, 1)
-    passed, failed = (int(n) for n in found[-1])
+    last = [n for n in found[-1] if n]
+    passed, failed = int(last[0]), int(last[1])
     if not ok and failed == 0:
         failed = 1
     return passed, failed

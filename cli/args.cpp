@@ -1,0 +1,121 @@
+#include "cli/args.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <tuple>
+#include <cstdlib>
+#include <fstream>
+
+namespace moq::cli {
+
+namespace {
+
+std::optional<std::uint64_t> to_number(std::string_view text) {
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return value;
+}
+
+}  // namespace
+
+SeedRange parse_seed_range(std::string_view text, std::string_view what) {
+    const auto dash = text.find('-');
+    const auto first = to_number(text.substr(0, dash));
+    const auto last = dash == std::string_view::npos ? first : to_number(text.substr(dash + 1));
+    if (!first || !last)
+        throw UsageError(std::string(what) + " takes a seed or a range like 1-4, not '" + std::string(text) + "'");
+    if (*last < *first) throw UsageError(std::string(what) + " range '" + std::string(text) + "' runs backwards");
+    if (*last - *first >= 1000000) throw UsageError(std::string(what) + " range '" + std::string(text) + "' is too wide");
+    return SeedRange{*first, *last};
+}
+
+std::uint64_t parse_count(std::string_view text, std::string_view what, std::uint64_t max) {
+    const auto value = to_number(text);
+    if (!value || *value > max)
+        throw UsageError(std::string(what) + " takes a whole number up to " + std::to_string(max) + ", not '" +
+                         std::string(text) + "'");
+    return *value;
+}
+
+sim::StrategyKind parse_strategy_name(std::string_view text) {
+    if (auto kind = sim::parse_strategy(text)) return *kind;
+    throw UsageError("unknown strategy '" + std::string(text) + "' (fifo, random or pct)");
+}
+
+Flags::Flags(int argc, char** argv, int first, const std::vector<std::string_view>& with_value,
+             const std::vector<std::string_view>& switches) {
+    for (int i = first; i < argc; ++i) {
+        std::string_view arg = argv[i];
+        if (!arg.starts_with("--")) {
+            positional_.emplace_back(arg);
+            continue;
+        }
+        std::string name(arg.substr(2));
+        std::optional<std::string> inline_value;
+        if (const auto equals = name.find('='); equals != std::string::npos) {
+            inline_value = name.substr(equals + 1);
+            name.resize(equals);
+        }
+        const bool takes_value = std::find(with_value.begin(), with_value.end(), name) != with_value.end();
+        const bool is_switch = std::find(switches.begin(), switches.end(), name) != switches.end();
+        if (takes_value) {
+            if (inline_value) {
+                values_.emplace(name, *inline_value);
+            } else if (i + 1 < argc) {
+                values_.emplace(name, argv[++i]);
+            } else {
+                throw UsageError("--" + name + " needs a value");
+            }
+        } else if (is_switch && !inline_value) {
+            switches_.push_back(name);
+        } else {
+            throw UsageError("unknown option '" + std::string(arg) + "'");
+        }
+    }
+}
+
+std::optional<std::string> Flags::value(std::string_view name) const {
+    const auto [begin, end] = values_.equal_range(name);
+    if (begin == end) return std::nullopt;
+    if (std::next(begin) != end) throw UsageError("--" + std::string(name) + " is given twice");
+    return begin->second;
+}
+
+std::vector<std::string> Flags::values(std::string_view name) const {
+    std::vector<std::string> found;
+    const auto [begin, end] = values_.equal_range(name);
+    for (auto it = begin; it != end; ++it) found.push_back(it->second);
+    return found;
+}
+
+bool Flags::has(std::string_view name) const {
+    return std::find(switches_.begin(), switches_.end(), name) != switches_.end();
+}
+
+std::optional<std::string> environment(const char* name) {
+    const char* value = std::getenv(name);
+    if (!value || !*value) return std::nullopt;
+    return std::string(value);
+}
+
+Shard shard_from_environment() {
+    for (const auto& [total_name, index_name, status_name] :
+         {std::tuple{"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "GTEST_SHARD_STATUS_FILE"},
+          std::tuple{"TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE"}}) {
+        const auto total = environment(total_name);
+        if (!total) continue;
+        Shard shard;
+        shard.total = parse_count(*total, total_name, 1000000);
+        if (shard.total == 0) throw UsageError(std::string(total_name) + " must be at least 1");
+        const auto index = environment(index_name);
+        if (!index) throw UsageError(std::string(total_name) + " is set but " + index_name + " is not");
+        shard.index = parse_count(*index, index_name, shard.total - 1);
+        // Tell the runner this program understood sharding.
+        if (const auto status = environment(status_name)) std::ofstream(*status).flush();
+        return shard;
+    }
+    return Shard{};
+}
+
+}  // namespace moq::cli

@@ -1,0 +1,61 @@
+// Command-line and environment input of moqsim, checked: every bad value is a
+// `UsageError` with a one-line reason, which main turns into exit status 2.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/strategy.hpp"
+
+namespace moq::cli {
+
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct SeedRange {
+    std::uint64_t first = 1;
+    std::uint64_t last = 1;
+    [[nodiscard]] std::uint64_t count() const { return last - first + 1; }
+};
+
+// "7" or "1-4".
+SeedRange parse_seed_range(std::string_view text, std::string_view what);
+std::uint64_t parse_count(std::string_view text, std::string_view what, std::uint64_t max);
+sim::StrategyKind parse_strategy_name(std::string_view text);
+
+// Flags of one command: `--name value` and bare `--name` switches, plus positionals.
+class Flags {
+public:
+    // `with_value` names flags that take a value; `switches` those that do not.
+    Flags(int argc, char** argv, int first, const std::vector<std::string_view>& with_value,
+          const std::vector<std::string_view>& switches);
+
+    [[nodiscard]] std::optional<std::string> value(std::string_view name) const;
+    [[nodiscard]] std::vector<std::string> values(std::string_view name) const;
+    [[nodiscard]] bool has(std::string_view name) const;
+    [[nodiscard]] const std::vector<std::string>& positional() const { return positional_; }
+
+private:
+    std::multimap<std::string, std::string, std::less<>> values_;
+    std::vector<std::string> switches_;
+    std::vector<std::string> positional_;
+};
+
+// An environment variable, if set and not empty.
+std::optional<std::string> environment(const char* name);
+
+// The shard of this process: GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX, or the TEST_ ones.
+struct Shard {
+    std::uint64_t index = 0;
+    std::uint64_t total = 1;
+};
+Shard shard_from_environment();
+
+}  // namespace moq::cli

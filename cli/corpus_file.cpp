@@ -1,0 +1,74 @@
+#include "cli/corpus_file.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/args.hpp"
+#include "cli/output.hpp"
+
+namespace moq::cli {
+
+CorpusCase read_corpus_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw UsageError("cannot read " + path);
+    nlohmann::json json;
+    try {
+        json = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& error) {
+        throw UsageError(path + ": not JSON (" + std::string(error.what()) + ")");
+    }
+    auto reason = [&](const std::string& what) { return UsageError(path + ": " + what); };
+    if (!json.is_object() || json.value("format", "") != "moqsim-case") throw reason("not a moqsim case (format)");
+    if (!json.contains("version") || !json["version"].is_number_unsigned() || json["version"].get<std::uint64_t>() != 1)
+        throw reason("unknown version (this moqsim reads version 1)");
+    if (!json.contains("suite") || !json["suite"].is_string()) throw reason("no suite");
+    CorpusCase stored;
+    stored.suite = properties::find_suite(json["suite"].get<std::string>());
+    if (!stored.suite) throw reason("unknown suite '" + json["suite"].get<std::string>() + "'");
+    if (json.contains("strategy")) {
+        if (!json["strategy"].is_string()) throw reason("strategy must be a string");
+        const auto kind = sim::parse_strategy(json["strategy"].get<std::string>());
+        if (!kind) throw reason("unknown strategy '" + json["strategy"].get<std::string>() + "'");
+        stored.strategy = *kind;
+    }
+    if (!json.contains("case")) throw reason("no case");
+    try {
+        stored.value = stored.suite->from_json(json["case"]);
+    } catch (const std::exception& error) {
+        throw reason(std::string("bad case: ") + error.what());
+    }
+    if (json.contains("origin") && json["origin"].is_object()) {
+        const auto& origin = json["origin"];
+        if (origin.contains("seed") && origin["seed"].is_number_unsigned()) stored.origin.seed = origin["seed"].get<std::uint64_t>();
+        if (origin.contains("case") && origin["case"].is_number_unsigned()) stored.origin.index = origin["case"].get<std::uint64_t>();
+        if (origin.contains("mutant") && origin["mutant"].is_string()) stored.origin.mutant = origin["mutant"].get<std::string>();
+    }
+    return stored;
+}
+
+void write_corpus_file(const std::string& path, const properties::Suite& suite, const properties::Case& value,
+                       sim::StrategyKind strategy, const CorpusOrigin& origin, const properties::CaseOutcome& outcome) {
+    nlohmann::json json = {{"format", "moqsim-case"},
+                           {"version", 1},
+                           {"suite", suite.name()},
+                           {"strategy", sim::strategy_name(strategy)},
+                           {"message", outcome.ok ? "passed when saved" : outcome.message},
+                           {"case", value.to_json()}};
+    nlohmann::json from = nlohmann::json::object();
+    if (origin.seed) from["seed"] = *origin.seed;
+    if (origin.index) from["case"] = *origin.index;
+    if (origin.mutant) from["mutant"] = *origin.mutant;
+    json["origin"] = from;
+    // One top-level field a line, each compact: small diffs, and readable in a review.
+    std::string text = "{\n";
+    bool first = true;
+    for (const char* key : {"format", "version", "suite", "strategy", "origin", "message", "case"}) {
+        text += std::string(first ? "" : ",\n") + " " + nlohmann::json(key).dump() + ": " + json[key].dump();
+        first = false;
+    }
+    write_atomically(path, text + "\n}\n");
+}
+
+}  // namespace moq::cli

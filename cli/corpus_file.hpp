@@ -1,0 +1,34 @@
+// The corpus: saved cases as JSON files that every test run replays.
+//
+//   {"format": "moqsim-case", "version": 1, "suite": "resume", "strategy": "random",
+//    "origin": {"seed": 3, "case": 117, "mutant": "resume.route.register"},
+//    "message": "what failed when it was saved", "case": { ...the suite's value... }}
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "properties/suite.hpp"
+
+namespace moq::cli {
+
+struct CorpusOrigin {
+    std::optional<std::uint64_t> seed;
+    std::optional<std::uint64_t> index;
+    std::optional<std::string> mutant;
+};
+
+struct CorpusCase {
+    const properties::Suite* suite = nullptr;
+    std::unique_ptr<properties::Case> value;
+    sim::StrategyKind strategy = sim::StrategyKind::random;
+    CorpusOrigin origin;
+};
+
+// Throws UsageError naming the file and what is wrong with it.
+CorpusCase read_corpus_file(const std::string& path);
+void write_corpus_file(const std::string& path, const properties::Suite& suite, const properties::Case& value,
+                       sim::StrategyKind strategy, const CorpusOrigin& origin, const properties::CaseOutcome& outcome);
+
+}  // namespace moq::cli

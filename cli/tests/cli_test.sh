@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Tests of the moqsim program as a user meets it: exit statuses, one-line errors, files
+# written whole or not at all, replays that reproduce, shards that add up.
+# Usage: cli_test.sh PATH/TO/moqsim. Ends with "cli: N passed, M failed".
+set -uo pipefail
+
+moqsim=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+check() {  # check NAME CONDITION-COMMAND...
+    local name=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAILED: $name" >&2
+    fi
+}
+
+# run_status EXPECTED ARGS...: runs moqsim, keeps stdout/stderr in $work, compares the status.
+run_status() {
+    local expected=$1
+    shift
+    "$moqsim" "$@" >"$work/out" 2>"$work/err"
+    local status=$?
+    [[ $status == "$expected" ]] || { echo "  moqsim $* exited $status, wanted $expected: $(head -c 300 "$work/err")" >&2; return 1; }
+}
+# one_error_line: stderr is exactly one line starting with "moqsim: ".
+one_error_line() { [[ $(wc -l <"$work/err") == 1 ]] && grep -q '^moqsim: ' "$work/err"; }
+usage_error() { run_status 2 "$@" && one_error_line; }
+
+check "no command" run_status 2
+check "unknown command" usage_error frobnicate
+check "unknown suite" usage_error sweep --suite nosuch --cases 1
+check "unknown strategy" usage_error sweep --suite resume --cases 1 --strategy lifo
+check "backwards seed range" usage_error sweep --suite resume --seeds 4-1 --cases 1
+check "seed range that is not a number" usage_error sweep --suite resume --seeds one --cases 1
+check "bad case count" usage_error sweep --suite resume --cases -3
+check "unknown option" usage_error sweep --suite resume --cases 1 --colour
+check "mutant without a mutants build or unknown" usage_error sweep --suite resume --cases 1 --mutant nosuch.site
+check "replay without a case" usage_error replay --suite resume --seed 1
+check "bad shard index" bash -c "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=2 '$moqsim' sweep --suite resume --cases 1 >/dev/null 2>&1; [[ \$? == 2 ]]"
+
+# An unwritable result file fails before the run and leaves nothing behind.
+check "unwritable --json" usage_error sweep --suite resume --cases 1 --json "$work/missing/result.json"
+check "nothing written for it" test ! -e "$work/missing"
+
+# Malformed corpus files: one line naming the file, exit 2.
+printf '{ not json' >"$work/bad.json"
+check "corpus file that is not JSON" usage_error replay "$work/bad.json"
+check "the error names the file" grep -q "bad.json" "$work/err"
+printf '{"format":"moqsim-case","version":7,"suite":"resume","case":{}}' >"$work/version.json"
+check "unknown corpus version" usage_error replay "$work/version.json"
+printf '{"format":"moqsim-case","version":1,"suite":"nosuch","case":{}}' >"$work/suite.json"
+check "corpus file of an unknown suite" usage_error replay "$work/suite.json"
+printf '{"format":"moqsim-case","version":1,"suite":"resume","case":{"walk":"sideways","drive":"woken","seed":1,"steps":[]}}' >"$work/case.json"
+check "corpus case with a bad field" usage_error replay "$work/case.json"
+check "a bad file stops the corpus replay" usage_error corpus "$work/case.json"
+
+# A sweep writes its JSON result whole.
+check "a small sweep passes" run_status 0 sweep --suite resume --seeds 1-2 --cases 50 --json "$work/sweep.json"
+check "its result is JSON with every case" python3 -c "
+import json, sys
+r = json.load(open('$work/sweep.json'))
+s = r['suites'][0]
+sys.exit(0 if r['format'] == 'moqsim-sweep' and s['run'] == 100 and s['passed'] == 100 else 1)"
+
+# A replay reproduces the same digest every time; --save stores a case the corpus replays.
+run_status 0 replay --suite resume --seed 2 --case 17 --save "$work/kept.json" && grep digest "$work/out" >"$work/first"
+run_status 0 replay "$work/kept.json" && grep digest "$work/out" >"$work/second"
+check "replay from the saved file gives the same digest" cmp -s "$work/first" "$work/second"
+check "the corpus replay passes the saved case" run_status 0 corpus "$work/kept.json"
+check "a trace is written as JSON lines" bash -c "'$moqsim' replay --suite resume --seed 2 --case 17 --trace '$work/trace.jsonl' >/dev/null &&
+    head -n 1 '$work/trace.jsonl' | grep -q '\"event\":\"seed\"'"
+
+# Shards split the (seed, case) pairs; merged, they add up to the whole sweep.
+for index in 0 1 2; do
+    GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=$index "$moqsim" sweep --suite track --seeds 1-2 --cases 40 \
+        --json "$work/shard$index.json" >/dev/null 2>&1
+done
+check "three shards merge to the whole sweep" bash -c "'$moqsim' merge '$work'/shard0.json '$work'/shard1.json '$work'/shard2.json \
+    --json '$work/merged.json' | grep -q '^track: 80 passed, 0 failed (80 cases from 3 shards)'"
+check "a shard merged twice is refused" usage_error merge "$work/shard0.json" "$work/shard0.json"
+
+check "list names the suites and the mutation sites" bash -c "'$moqsim' list | grep -q '^  resume' &&
+    '$moqsim' list --sites | grep -q 'resume.route.register'"
+
+echo "cli: $passed passed, $failed failed"
+((failed == 0))

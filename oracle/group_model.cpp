@@ -1,0 +1,228 @@
+#include "oracle/group_model.hpp"
+
+namespace moq::oracle {
+
+namespace {
+
+std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string error_text(model::Error error) { return std::string(model::error_name(error)); }
+
+}  // namespace
+
+// ---- the group ----
+
+std::optional<model::Error> GroupModel::refuse_new_frame() const {
+    if (abort_ || fin_) return model::Error::closed;
+    if (open_) return model::Error::frame_open;
+    return std::nullopt;
+}
+
+std::optional<model::Error> GroupModel::write_frame(std::string payload) {
+    if (auto refused = refuse_new_frame()) return refused;
+    const std::size_t size = payload.size();
+    frames_.push_back(Frame{std::move(payload), size, true});
+    ++committed_;
+    return std::nullopt;
+}
+
+std::optional<model::Error> GroupModel::start_frame(std::size_t size) {
+    if (auto refused = refuse_new_frame()) return refused;
+    frames_.push_back(Frame{std::string(), size, false});
+    open_ = true;
+    return std::nullopt;
+}
+
+std::optional<model::Error> GroupModel::write_chunk(std::string_view chunk) {
+    if (abort_ || !open_) return model::Error::closed;
+    Frame& frame = frames_.back();
+    if (frame.bytes.size() + chunk.size() > frame.size) return model::Error::wrong_size;
+    frame.bytes.append(chunk);
+    return std::nullopt;
+}
+
+std::optional<model::Error> GroupModel::end_frame() {
+    if (abort_ || !open_) return model::Error::closed;
+    Frame& frame = frames_.back();
+    if (frame.bytes.size() != frame.size) return model::Error::wrong_size;
+    frame.complete = true;
+    open_ = false;
+    ++committed_;
+    return std::nullopt;
+}
+
+std::optional<model::Error> GroupModel::finish() {
+    if (abort_ || fin_) return model::Error::closed;
+    if (open_) return model::Error::frame_open;
+    fin_ = committed_;
+    return std::nullopt;
+}
+
+void GroupModel::abort(model::Error error) {
+    if (!abort_) abort_ = error;
+    open_ = false;  // the frame in flight is lost with the rest
+}
+
+const std::string* GroupModel::bytes(std::size_t index) const {
+    return index < frames_.size() ? &frames_[index].bytes : nullptr;
+}
+
+std::size_t GroupModel::declared(std::size_t index) const { return index < frames_.size() ? frames_[index].size : 0; }
+
+bool GroupModel::complete(std::size_t index) const { return index < frames_.size() && frames_[index].complete; }
+
+// ---- one reader ----
+
+void GroupReaderModel::skip_to(std::size_t index) {
+    if (index > index_) index_ = index;
+}
+
+std::optional<std::string> GroupReaderModel::read_frame(const std::string& payload,
+                                                        std::optional<std::size_t> reported) {
+    const std::string what = "frame " + std::to_string(index_);
+    if (stopped_) return what + " handed out after the reader ended";
+    if (capped()) return what + " handed out past the cap " + std::to_string(*end_);
+    if (index_ >= group_->committed())
+        return what + " handed out whole, but the group has " + std::to_string(group_->committed()) +
+               " whole frames";
+    if (payload != *group_->bytes(index_))
+        return what + " reads " + quoted(payload) + ", the group wrote " + quoted(*group_->bytes(index_));
+    if (reported && *reported != index_) return what + " handed out as index " + std::to_string(*reported);
+    ++index_;
+    return std::nullopt;
+}
+
+std::optional<std::string> GroupReaderModel::read_end() {
+    if (stopped_) return "a second end";
+    stopped_ = true;
+    if (capped()) return std::nullopt;
+    const auto fin = group_->fin();
+    if (fin && index_ >= *fin) return std::nullopt;
+    if (fin) return "a clean end " + at() + " of a group finished with " + std::to_string(*fin) + " frames";
+    if (const auto error = group_->aborted())
+        return "a clean end " + at() + " of an unfinished group aborted with " + error_text(*error);
+    return "a clean end " + at() + " of a group still open";
+}
+
+std::optional<std::string> GroupReaderModel::read_error(model::Error error) {
+    if (stopped_) return "error " + error_text(error) + " after the reader ended";
+    stopped_ = true;
+    const std::string what = "error " + error_text(error) + " " + at();
+    if (capped()) return what + ", at the cap " + std::to_string(*end_) + " where a read ends cleanly";
+    const auto aborted = group_->aborted();
+    if (!aborted) return what + ", but the group was not aborted";
+    if (error != *aborted) return what + ", but the group was aborted with " + error_text(*aborted);
+    if (const auto fin = group_->fin(); fin && index_ >= *fin)
+        return what + " after draining a group finished with " + std::to_string(*fin) + " frames";
+    return std::nullopt;
+}
+
+std::optional<std::string> GroupReaderModel::frame_opened(std::size_t reported) {
+    const std::string what = "poll_next_frame handed out frame " + std::to_string(index_);
+    if (stopped_) return what + " after the reader ended";
+    if (open_frame_) return what + " while frame " + std::to_string(*open_frame_) + " was still read";
+    if (capped()) return what + " past the cap " + std::to_string(*end_);
+    if (index_ >= group_->next_index())
+        return what + ", but the group has " + std::to_string(group_->next_index()) + " frames" +
+               (group_->aborted() ? " (aborted)" : "");
+    if (reported != index_) return what + " as index " + std::to_string(reported);
+    open_frame_ = index_++;
+    open_bytes_.clear();
+    return std::nullopt;
+}
+
+std::optional<std::string> GroupReaderModel::chunk(const std::string& bytes) {
+    if (!open_frame_) return "a chunk with no frame open";
+    const std::string what = "frame " + std::to_string(*open_frame_);
+    if (bytes.empty()) return what + ": an empty chunk";
+    open_bytes_ += bytes;
+    const std::string& written = *group_->bytes(*open_frame_);
+    if (open_bytes_.size() > written.size() || written.compare(0, open_bytes_.size(), open_bytes_) != 0)
+        return what + " read in chunks as " + quoted(open_bytes_) + ", the group wrote " + quoted(written);
+    return std::nullopt;
+}
+
+std::optional<std::string> GroupReaderModel::chunk_end() {
+    if (!open_frame_) return "a chunk end with no frame open";
+    const std::size_t frame = *open_frame_;
+    open_frame_.reset();
+    if (open_bytes_.size() != group_->declared(frame))
+        return "frame " + std::to_string(frame) + " ended after " + std::to_string(open_bytes_.size()) + " of its " +
+               std::to_string(group_->declared(frame)) + " bytes";
+    return std::nullopt;
+}
+
+std::optional<std::string> GroupReaderModel::chunk_error(model::Error error) {
+    if (!open_frame_) return "a chunk error with no frame open";
+    const std::string what = "chunk read of frame " + std::to_string(*open_frame_) + " failed with " + error_text(error);
+    open_frame_.reset();
+    const auto aborted = group_->aborted();
+    if (!aborted) return what + ", but the group was not aborted";
+    if (error != *aborted) return what + ", but the group was aborted with " + error_text(*aborted);
+    return std::nullopt;
+}
+
+std::optional<std::string> GroupReaderModel::finished_count(std::size_t count) {
+    const std::string what = "poll_finished answered " + std::to_string(count) + " frames " + at();
+    if (stopped_) return what + " after the reader ended";
+    stopped_ = true;
+    const auto fin = group_->fin();
+    if (!fin) return what + ", but the group is not finished";
+    if (count != *fin) return what + ", but the group finished with " + std::to_string(*fin);
+    if (const auto aborted = group_->aborted(); aborted && index_ < *fin)
+        return what + ", but the group was aborted with " + error_text(*aborted) + " before the cursor drained it";
+    return std::nullopt;
+}
+
+std::optional<std::string> GroupReaderModel::finished_error(model::Error error) {
+    const std::string what = "poll_finished answered error " + error_text(error) + " " + at();
+    if (stopped_) return what + " after the reader ended";
+    stopped_ = true;
+    const auto aborted = group_->aborted();
+    if (!aborted) return what + ", but the group was not aborted";
+    if (error != *aborted) return what + ", but the group was aborted with " + error_text(*aborted);
+    if (const auto fin = group_->fin(); fin && index_ >= *fin)
+        return what + ", but the cursor had drained the group finished with " + std::to_string(*fin) + " frames";
+    return std::nullopt;
+}
+
+std::optional<std::string> GroupReaderModel::answerable(Waiting waiting) const {
+    if (stopped_) return std::nullopt;
+    const auto aborted = group_->aborted();
+    if (waiting == Waiting::finished) {
+        // The count does not depend on the cursor's cap: only on the end of the group.
+        if (aborted) return cursor() + " of a group aborted with " + error_text(*aborted);
+        if (const auto fin = group_->fin()) return cursor() + " of a group finished with " + std::to_string(*fin) + " frames";
+        return std::nullopt;
+    }
+    if (waiting == Waiting::chunk) {
+        if (!open_frame_) return std::nullopt;
+        const std::size_t frame = *open_frame_;
+        const std::string what = "frame " + std::to_string(frame);
+        if (aborted) return what + " of a group aborted with " + error_text(*aborted);
+        const std::string& written = *group_->bytes(frame);
+        if (written.size() > open_bytes_.size())
+            return what + " with bytes " + std::to_string(open_bytes_.size()) + ".." + std::to_string(written.size()) +
+                   " written";
+        if (open_bytes_.size() == group_->declared(frame)) return what + " with all its bytes read";
+        return std::nullopt;
+    }
+    if (capped()) return cursor() + ", its cap " + std::to_string(*end_);
+    if (aborted) return cursor() + " of a group aborted with " + error_text(*aborted);
+    if (const auto fin = group_->fin()) return cursor() + " of a group finished with " + std::to_string(*fin) + " frames";
+    const std::size_t available = waiting == Waiting::whole_frame ? group_->readable() : group_->next_index();
+    if (index_ < available) return cursor() + ", that frame " + (group_->complete(index_) ? "written" : "arriving");
+    return std::nullopt;
+}
+
+std::optional<std::string> GroupReaderModel::quiescent(Waiting waiting) const {
+    const auto answer = answerable(waiting);
+    if (!answer) return std::nullopt;
+    const char* in = waiting == Waiting::whole_frame  ? "a whole-frame read"
+                     : waiting == Waiting::next_frame ? "poll_next_frame"
+                     : waiting == Waiting::either     ? "a whole-frame read and poll_next_frame"
+                     : waiting == Waiting::chunk      ? "a chunk read"
+                                                      : "poll_finished";
+    return "missed wake: the reader is parked in " + std::string(in) + " at " + *answer;
+}
+
+}  // namespace moq::oracle

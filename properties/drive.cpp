@@ -1,0 +1,85 @@
+#include "properties/drive.hpp"
+
+#include <stdexcept>
+
+namespace moq::properties {
+
+rc::Gen<Drive> drive_generator() {
+    return rc::gen::weightedElement<Drive>({{4, Drive::woken}, {2, Drive::spurious}, {2, Drive::fresh}, {1, Drive::eager}});
+}
+
+std::string_view drive_name(Drive drive) {
+    switch (drive) {
+        case Drive::woken: return "woken";
+        case Drive::spurious: return "spurious";
+        case Drive::fresh: return "fresh";
+        case Drive::eager: return "eager";
+    }
+    return "woken";
+}
+
+sim::Options simulation_options(std::uint64_t seed, Drive drive, const RunSettings& settings) {
+    sim::Options options;
+    options.seed = seed;
+    options.strategy.kind = settings.strategy;
+    options.strategy.pct_depth = 3;
+    options.keep_trace = settings.keep_trace;
+    options.parked_at_quiescence_is_quiet = true;
+    options.max_steps = 50000;
+    options.stack_size = 128 * 1024;
+    switch (drive) {
+        case Drive::woken: break;
+        case Drive::spurious: options.spurious_polls_per_1000 = 300; break;
+        case Drive::fresh: options.fresh_task_polls_per_1000 = 150; break;
+        case Drive::eager: options.eager = true; break;
+    }
+    return options;
+}
+
+CaseOutcome outcome_of(const sim::RunResult& result, const std::string& violation, const sim::Executor& executor) {
+    CaseOutcome outcome;
+    outcome.digest = result.digest;
+    outcome.steps = result.steps;
+    if (!result.ok()) {
+        outcome.ok = false;
+        outcome.message = std::string(sim::outcome_name(result.outcome)) + ": " + result.message;
+    } else if (!violation.empty()) {
+        outcome.ok = false;
+        outcome.message = violation;
+    }
+    if (executor.options().keep_trace) outcome.trace = executor.trace().lines();
+    return outcome;
+}
+
+std::uint64_t require_u64(const nlohmann::json& json, const char* key) {
+    if (!json.contains(key) || !json[key].is_number_unsigned())
+        throw std::invalid_argument(std::string("'") + key + "' must be a whole number");
+    return json[key].get<std::uint64_t>();
+}
+
+std::string require_string(const nlohmann::json& json, const char* key) {
+    if (!json.contains(key) || !json[key].is_string())
+        throw std::invalid_argument(std::string("'") + key + "' must be a string");
+    return json[key].get<std::string>();
+}
+
+const nlohmann::json& require_array(const nlohmann::json& json, const char* key) {
+    if (!json.contains(key) || !json[key].is_array())
+        throw std::invalid_argument(std::string("'") + key + "' must be an array");
+    return json[key];
+}
+
+std::uint8_t require_small(const nlohmann::json& value, unsigned max, const char* what) {
+    if (!value.is_number_unsigned() || value.get<std::uint64_t>() > max)
+        throw std::invalid_argument(std::string(what) + " must be a whole number up to " + std::to_string(max));
+    return static_cast<std::uint8_t>(value.get<std::uint64_t>());
+}
+
+Drive require_drive(const nlohmann::json& json) {
+    const std::string name = require_string(json, "drive");
+    for (Drive drive : {Drive::woken, Drive::spurious, Drive::fresh, Drive::eager})
+        if (drive_name(drive) == name) return drive;
+    throw std::invalid_argument("unknown drive '" + name + "'");
+}
+
+}  // namespace moq::properties

@@ -1,0 +1,521 @@
+// The group suite: one GroupProducer written by a driver task (whole frames, chunked
+// frames, finish, abort, time), read by one to three reader tasks, each its own way:
+// poll_read_frame, poll_read_frames batches, poll_read_object, poll_next_frame with
+// poll_read_chunk, a whole-frame read that falls back to poll_next_frame in the same
+// poll, or poll_finished. Readers may start with a cap or a skip; while they read, the
+// driver asks them to change their cap, start or range (their own changes: disarm
+// points) or pokes their task (a wake from another future, which the gates must ride
+// out without walking). The group model judges every write's answer, every read
+// (safety), every answer a gate gives without walking, where each reader parks once the
+// system is quiet (liveness), and every reader's walks (the idle path and its budget).
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include "kio/clock.hpp"
+#include "model/group.hpp"
+#include "oracle/group_model.hpp"
+#include "properties/drive.hpp"
+#include "properties/poll_checks.hpp"
+#include "properties/suites.hpp"
+#include "sim/executor.hpp"
+
+namespace moq::properties {
+
+namespace {
+
+using namespace std::chrono_literals;
+using Waiting = oracle::GroupReaderModel::Waiting;
+
+enum class Op : std::uint8_t { frame, start, chunk, open, end, finish, abort, cap, skip, range, poke, yield, advance };
+constexpr std::array<const char*, 13> op_names{"frame", "start", "chunk", "open", "end",   "finish", "abort",
+                                               "cap",   "skip",  "range", "poke", "yield", "advance"};
+
+struct Step {
+    Op op = Op::frame;
+    std::uint8_t reader = 0;  // cap, skip, range, poke: which reader, modulo their number
+    std::uint8_t n = 0;       // frame, chunk: bytes; start, open: declared size; cap, skip, range: index;
+                              // advance: tens of ms
+};
+
+enum class Way : std::uint8_t { frame, frames, object, chunks, mixed, finished };
+constexpr std::array<const char*, 6> way_names{"frame", "frames", "object", "chunks", "mixed", "finished"};
+
+struct ReaderSpec {
+    Way way = Way::frame;
+    std::uint8_t batch = 1;  // frames: the batch size
+    bool capped = false;     // with_end(end) before the first read
+    std::uint8_t end = 0;
+    std::uint8_t skip = 0;   // skip_to(skip) before the first read
+};
+
+struct GroupCase {
+    std::vector<Step> steps;
+    std::vector<ReaderSpec> readers;
+    Drive drive = Drive::woken;
+    std::uint64_t seed = 0;
+};
+
+// Walks no wake pays for: the first poll's, and the two parks before a group read sets
+// up its gate.
+constexpr std::uint64_t setup_walks = 3;
+
+kio::Duration advance_of(std::uint8_t n) { return (n % 10 + 1) * 10ms; }
+
+std::string answer_text(std::optional<model::Error> error) {
+    return error ? std::string(model::error_name(*error)) : std::string("ok");
+}
+
+// A change the driver asks a reader to make to itself, or a poke: a wake of the reader's
+// task that changes nothing, as another future of the same task would.
+struct Command {
+    enum class Kind : std::uint8_t { poke, cap, skip, range } kind = Kind::poke;
+    std::size_t index = 0;  // cap: with_end(index); skip: skip_to(index); range: with_range(index, index + 1)
+};
+
+// One reader task's state, as the driver and the oracle see it.
+struct Reader {
+    Reader(const oracle::GroupModel& group, const ReaderSpec& given, std::size_t number)
+        : spec(given),
+          model(group, given.skip, given.capped ? std::optional<std::size_t>(given.end) : std::nullopt),
+          name("reader " + std::to_string(number)) {}
+
+    ReaderSpec spec;
+    oracle::GroupReaderModel model;
+    std::string name;
+    Mailbox<Command> mailbox;
+    IdleChecks checks;
+    Waiting waiting = Waiting::whole_frame;
+    std::uint32_t task = 0;
+};
+
+class Run {
+public:
+    Run(const GroupCase& value, const RunSettings& settings)
+        : value_(value), executor_(simulation_options(value.seed, value.drive, settings)) {}
+
+    CaseOutcome go() {
+        executor_.spawn("driver", [this](sim::Task& task) { drive(task); });
+        for (std::size_t i = 0; i < value_.readers.size(); ++i) {
+            readers_.push_back(std::make_unique<Reader>(group_, value_.readers[i], i));
+            Reader& reader = *readers_.back();
+            reader.task = executor_.spawn(reader.name, [this, &reader](sim::Task& task) { read(task, reader); });
+        }
+        executor_.on_quiescence([this]() -> std::optional<std::string> {
+            for (const auto& reader : readers_) {
+                if (reader->model.stopped()) continue;
+                if (reader->mailbox.unread() != 0)
+                    return "missed wake: " + reader->name + " never read " + std::to_string(reader->mailbox.unread()) +
+                           " posts";
+                if (auto missed = reader->model.quiescent(reader->waiting)) return reader->name + ": " + *missed;
+            }
+            return std::nullopt;
+        });
+        const sim::RunResult result = executor_.run();
+        for (const auto& reader : readers_)
+            fail(reader->checks.budget(executor_.task_stats(reader->task), setup_walks, reader->name));
+        return outcome_of(result, violation_, executor_);
+    }
+
+private:
+    void fail(std::optional<std::string> found) {
+        if (found && violation_.empty()) violation_ = *found;
+    }
+
+    void compare(const char* what, std::optional<model::Error> got, std::optional<model::Error> expected) {
+        if (got != expected)
+            fail(std::string(what) + " answered " + answer_text(got) + ", the model " + answer_text(expected));
+    }
+
+    void drive(sim::Task& task) {
+        std::size_t frames = 0;
+        std::size_t chunks = 0;
+        for (const Step& step : value_.steps) {
+            task.yield();
+            switch (step.op) {
+                case Op::frame: {
+                    // Each attempt its own letter, so a frame read at the wrong index shows.
+                    const std::string payload(step.n, static_cast<char>('a' + frames++ % 26));
+                    const auto expected = group_.write_frame(payload);
+                    compare("write_frame", producer_.write_frame(payload), expected);
+                    break;
+                }
+                case Op::start: {
+                    const auto expected = group_.start_frame(step.n);
+                    compare("start_frame", producer_.start_frame(step.n), expected);
+                    break;
+                }
+                case Op::chunk: {
+                    const std::string bytes(step.n, static_cast<char>('A' + chunks++ % 26));
+                    const auto expected = group_.write_chunk(bytes);
+                    compare("write_chunk", producer_.write_chunk(bytes), expected);
+                    break;
+                }
+                case Op::open: {
+                    // A frame's bytes all at once, committed by a later end: the frame is
+                    // readable in chunks, and to its end, while it is still in flight.
+                    const std::string bytes(step.n, static_cast<char>('A' + chunks++ % 26));
+                    auto expected = group_.start_frame(step.n);
+                    compare("start_frame", producer_.start_frame(step.n), expected);
+                    expected = group_.write_chunk(bytes);
+                    compare("write_chunk", producer_.write_chunk(bytes), expected);
+                    break;
+                }
+                case Op::end: {
+                    const auto expected = group_.end_frame();
+                    compare("end_frame", producer_.end_frame(), expected);
+                    break;
+                }
+                case Op::finish: {
+                    const auto expected = group_.finish();
+                    compare("finish", producer_.finish(), expected);
+                    break;
+                }
+                case Op::abort:
+                    group_.abort(model::Error::cancel);
+                    producer_.abort(model::Error::cancel);
+                    break;
+                case Op::cap:
+                case Op::skip:
+                case Op::range:
+                case Op::poke: {
+                    const auto kind = step.op == Op::cap     ? Command::Kind::cap
+                                      : step.op == Op::skip  ? Command::Kind::skip
+                                      : step.op == Op::range ? Command::Kind::range
+                                                             : Command::Kind::poke;
+                    if (!readers_.empty()) readers_[step.reader % readers_.size()]->mailbox.post(Command{kind, step.n});
+                    break;
+                }
+                case Op::yield: task.yield(); break;
+                case Op::advance: {
+                    kio::Deadline deadline{task.clock()};
+                    deadline.after(advance_of(step.n));
+                    task.wait([&](const kio::Waiter& waiter) { return deadline.poll(waiter); });
+                    break;
+                }
+            }
+        }
+    }
+
+    // The start of every poll of a reader: its own changes, then the idle-path bookkeeping.
+    bool begin_poll(sim::Task& task, Reader& reader, model::GroupConsumer& consumer, const kio::Waiter& waiter) {
+        reader.checks.begin(task, consumer.walk_counter().walks, reader.mailbox.posted());
+        bool changed = false;
+        for (const Command& command : reader.mailbox.collect(waiter)) {
+            switch (command.kind) {
+                case Command::Kind::poke: continue;
+                case Command::Kind::cap:
+                    consumer.with_end(command.index);
+                    reader.model.with_end(command.index);
+                    break;
+                case Command::Kind::skip:
+                    consumer.skip_to(command.index);
+                    reader.model.skip_to(command.index);
+                    break;
+                case Command::Kind::range:
+                    // At most the one frame at `index` from here on.
+                    consumer.with_range(command.index, command.index + 1);
+                    reader.model.skip_to(command.index);
+                    reader.model.with_end(command.index + 1);
+                    break;
+            }
+            changed = true;
+        }
+        return changed;
+    }
+
+    // A whole-frame read the gate answered without walking stands for the last walk:
+    // nothing it registered on changed since, nor the reader itself.
+    void check_idle(Reader& reader, const model::GroupConsumer& consumer, bool pending) {
+        if (!pending || !reader.checks.idle(consumer.walk_counter().walks)) return;
+        if (auto answer = reader.model.answerable(Waiting::whole_frame))
+            fail(reader.name + ": the gate answered a whole-frame read Pending without walking at " + *answer);
+    }
+
+    // `parked`: the poll answers Pending; `gated_pending`: its gated read did.
+    void end_poll(sim::Task& task, Reader& reader, const model::GroupConsumer& consumer, bool parked, bool changed,
+                  bool gated, bool gated_pending) {
+        fail(reader.checks.end(task, parked, consumer.gate_armed(), consumer.walk_counter().walks, changed, gated,
+                               gated_pending, reader.mailbox.posted()));
+    }
+
+    template <class T>
+    void stop(Reader& reader, const model::Next<T>& next) {
+        if (next.is_end()) {
+            fail(reader.model.read_end());
+        } else {
+            fail(reader.model.read_error(next.error()));
+        }
+    }
+
+    // Polls `read(waiter)` through the reader's bookkeeping until Ready.
+    template <class Read>
+    auto wait(sim::Task& task, Reader& reader, model::GroupConsumer& consumer, bool gated, Read&& read) {
+        return task.wait([&](const kio::Waiter& waiter) {
+            const bool changed = begin_poll(task, reader, consumer, waiter);
+            auto answer = read(waiter);
+            if (gated) check_idle(reader, consumer, answer.is_pending());
+            end_poll(task, reader, consumer, answer.is_pending(), changed, gated, answer.is_pending());
+            return answer;
+        });
+    }
+
+    void read_chunks(sim::Task& task, Reader& reader, model::GroupConsumer& consumer, model::FrameReader& frame) {
+        reader.waiting = Waiting::chunk;
+        for (;;) {
+            auto piece = wait(task, reader, consumer, false,
+                              [&](const kio::Waiter& waiter) { return frame.poll_read_chunk(waiter); });
+            if (piece.is_item()) {
+                fail(reader.model.chunk(piece.item()));
+            } else if (piece.is_end()) {
+                fail(reader.model.chunk_end());
+                return;
+            } else {
+                fail(reader.model.chunk_error(piece.error()));
+                return;
+            }
+        }
+    }
+
+    void read(sim::Task& task, Reader& reader) {
+        model::GroupConsumer consumer = producer_.consume();
+        if (reader.spec.skip != 0) consumer.skip_to(reader.spec.skip);
+        if (reader.spec.capped) consumer.with_end(reader.spec.end);
+        switch (reader.spec.way) {
+            case Way::frame:
+                reader.waiting = Waiting::whole_frame;
+                for (;;) {
+                    auto next = wait(task, reader, consumer, true,
+                                     [&](const kio::Waiter& waiter) { return consumer.poll_read_frame(waiter); });
+                    if (!next.is_item()) return stop(reader, next);
+                    fail(reader.model.read_frame(*next.item(), std::nullopt));
+                }
+            case Way::frames:
+                reader.waiting = Waiting::whole_frame;
+                for (;;) {
+                    auto next = wait(task, reader, consumer, true, [&](const kio::Waiter& waiter) {
+                        return consumer.poll_read_frames(waiter, reader.spec.batch);
+                    });
+                    if (!next.is_item()) return stop(reader, next);
+                    if (next.item().empty() || next.item().size() > reader.spec.batch)
+                        fail(reader.name + " got a batch of " + std::to_string(next.item().size()) + " frames for " +
+                             std::to_string(reader.spec.batch));
+                    for (const model::Bytes& frame : next.item()) fail(reader.model.read_frame(*frame, std::nullopt));
+                }
+            case Way::object:
+                reader.waiting = Waiting::whole_frame;
+                for (;;) {
+                    auto next = wait(task, reader, consumer, true,
+                                     [&](const kio::Waiter& waiter) { return consumer.poll_read_object(waiter); });
+                    if (!next.is_item()) return stop(reader, next);
+                    fail(reader.model.read_frame(next.item().payload, next.item().index));
+                }
+            case Way::chunks:
+                for (;;) {
+                    reader.waiting = Waiting::next_frame;
+                    auto next = wait(task, reader, consumer, false,
+                                     [&](const kio::Waiter& waiter) { return consumer.poll_next_frame(waiter); });
+                    if (!next.is_item()) return stop(reader, next);
+                    fail(reader.model.frame_opened(next.item().index()));
+                    read_chunks(task, reader, consumer, next.item());
+                }
+            case Way::finished: {
+                reader.waiting = Waiting::finished;
+                auto count = wait(task, reader, consumer, false,
+                                  [&](const kio::Waiter& waiter) { return consumer.poll_finished(waiter); });
+                if (count.is_item()) {
+                    fail(reader.model.finished_count(count.item()));
+                } else if (count.is_error()) {
+                    fail(reader.model.finished_error(count.error()));
+                } else {
+                    fail(reader.name + ": poll_finished answered a clean end without a count");
+                }
+                return;
+            }
+            case Way::mixed:
+                for (;;) {
+                    // A whole-frame read and, while it parks, the chunked read of the same
+                    // cursor, as one task polling both would.
+                    struct Either {
+                        std::optional<model::Next<model::Bytes>> whole;
+                        std::optional<model::Next<model::FrameReader>> next;
+                    };
+                    reader.waiting = Waiting::either;
+                    auto got = task.wait([&](const kio::Waiter& waiter) -> kio::Poll<Either> {
+                        const bool changed = begin_poll(task, reader, consumer, waiter);
+                        auto whole = consumer.poll_read_frame(waiter);
+                        check_idle(reader, consumer, whole.is_pending());
+                        if (whole.is_ready()) {
+                            end_poll(task, reader, consumer, false, changed, true, false);
+                            return Either{std::move(whole).value(), std::nullopt};
+                        }
+                        auto next = consumer.poll_next_frame(waiter);
+                        end_poll(task, reader, consumer, next.is_pending(), changed, true, true);
+                        if (next.is_pending()) return kio::Poll<Either>::pending();
+                        return Either{std::nullopt, std::move(next).value()};
+                    });
+                    if (got.whole) {
+                        if (!got.whole->is_item()) return stop(reader, *got.whole);
+                        fail(reader.model.read_frame(*got.whole->item(), std::nullopt));
+                        continue;
+                    }
+                    if (!got.next->is_item()) return stop(reader, *got.next);
+                    fail(reader.model.frame_opened(got.next->item().index()));
+                    read_chunks(task, reader, consumer, got.next->item());
+                }
+        }
+    }
+
+    const GroupCase& value_;
+    sim::Executor executor_;
+    model::GroupProducer producer_{0};
+    oracle::GroupModel group_;
+    std::vector<std::unique_ptr<Reader>> readers_;
+    std::string violation_;
+};
+
+ReaderSpec parse_reader(const nlohmann::json& json) {
+    if (!json.is_object()) throw std::invalid_argument("a reader is an object");
+    ReaderSpec spec;
+    const std::string way = require_string(json, "way");
+    const auto found = std::find(way_names.begin(), way_names.end(), way);
+    if (found == way_names.end()) throw std::invalid_argument("unknown reader way '" + way + "'");
+    spec.way = static_cast<Way>(found - way_names.begin());
+    if (!json.contains("batch")) throw std::invalid_argument("'batch' must be a whole number");
+    spec.batch = require_small(json["batch"], 255, "batch");
+    if (spec.batch == 0) throw std::invalid_argument("batch must be at least 1");
+    if (!json.contains("end")) throw std::invalid_argument("'end' must be null or a whole number");
+    spec.capped = !json["end"].is_null();
+    if (spec.capped) spec.end = require_small(json["end"], 255, "end");
+    if (!json.contains("skip")) throw std::invalid_argument("'skip' must be a whole number");
+    spec.skip = require_small(json["skip"], 255, "skip");
+    return spec;
+}
+
+struct Traits {
+    static rc::Gen<GroupCase> generator() {
+        const auto step = rc::gen::build<Step>(
+            rc::gen::set(&Step::op, rc::gen::weightedElement<Op>({{20, Op::frame},
+                                                                  {8, Op::start},
+                                                                  {12, Op::chunk},
+                                                                  {5, Op::open},
+                                                                  {6, Op::end},
+                                                                  {1, Op::finish},
+                                                                  {1, Op::abort},
+                                                                  {4, Op::cap},
+                                                                  {3, Op::skip},
+                                                                  {2, Op::range},
+                                                                  {6, Op::poke},
+                                                                  {4, Op::yield},
+                                                                  {5, Op::advance}})),
+            rc::gen::set(&Step::reader, rc::gen::inRange<std::uint8_t>(0, 3)),
+            rc::gen::set(&Step::n, rc::gen::inRange<std::uint8_t>(0, 5)));
+        const auto reader = rc::gen::build<ReaderSpec>(
+            rc::gen::set(&ReaderSpec::way, rc::gen::weightedElement<Way>({{3, Way::frame},
+                                                                          {2, Way::frames},
+                                                                          {2, Way::object},
+                                                                          {2, Way::chunks},
+                                                                          {5, Way::mixed},
+                                                                          {2, Way::finished}})),
+            rc::gen::set(&ReaderSpec::batch, rc::gen::inRange<std::uint8_t>(1, 5)),
+            rc::gen::set(&ReaderSpec::capped, rc::gen::element(false, true)),
+            rc::gen::set(&ReaderSpec::end, rc::gen::inRange<std::uint8_t>(1, 5)),
+            rc::gen::set(&ReaderSpec::skip, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 1}, {1, 2}})));
+        const auto readers = rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, 4), [reader](std::size_t count) {
+            return rc::gen::container<std::vector<ReaderSpec>>(count, reader);
+        });
+        return rc::gen::build<GroupCase>(
+            rc::gen::set(&GroupCase::steps, rc::gen::container<std::vector<Step>>(step)),
+            rc::gen::set(&GroupCase::readers, readers),
+            rc::gen::set(&GroupCase::drive, drive_generator()),
+            rc::gen::set(&GroupCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+    }
+
+    static CaseOutcome run(const GroupCase& value, const RunSettings& settings) {
+        Run run{value, settings};
+        return run.go();
+    }
+
+    static nlohmann::json to_json(const GroupCase& value) {
+        nlohmann::json steps = nlohmann::json::array();
+        for (const Step& step : value.steps)
+            steps.push_back({op_names[static_cast<std::size_t>(step.op)], step.reader, step.n});
+        nlohmann::json readers = nlohmann::json::array();
+        for (const ReaderSpec& spec : value.readers)
+            readers.push_back({{"way", way_names[static_cast<std::size_t>(spec.way)]},
+                               {"batch", spec.batch},
+                               {"end", spec.capped ? nlohmann::json(spec.end) : nlohmann::json(nullptr)},
+                               {"skip", spec.skip}});
+        return {{"steps", steps}, {"readers", readers}, {"drive", drive_name(value.drive)}, {"seed", value.seed}};
+    }
+
+    static GroupCase from_json(const nlohmann::json& json) {
+        if (!json.is_object()) throw std::invalid_argument("a group case is an object");
+        GroupCase value;
+        value.seed = require_u64(json, "seed");
+        value.drive = require_drive(json);
+        for (const nlohmann::json& reader : require_array(json, "readers")) value.readers.push_back(parse_reader(reader));
+        if (value.readers.empty() || value.readers.size() > 3)
+            throw std::invalid_argument("a group case has one to three readers");
+        for (const nlohmann::json& step : require_array(json, "steps")) {
+            if (!step.is_array() || step.size() != 3 || !step[0].is_string())
+                throw std::invalid_argument("a step is [name, reader, n]");
+            Step parsed;
+            const auto name = step[0].get<std::string>();
+            const auto found = std::find(op_names.begin(), op_names.end(), name);
+            if (found == op_names.end()) throw std::invalid_argument("unknown step '" + name + "'");
+            parsed.op = static_cast<Op>(found - op_names.begin());
+            parsed.reader = require_small(step[1], 255, "reader");
+            parsed.n = require_small(step[2], 255, "n");
+            value.steps.push_back(parsed);
+        }
+        return value;
+    }
+
+    static std::string describe(const GroupCase& value) {
+        std::ostringstream out;
+        out << "readers [";
+        for (std::size_t i = 0; i < value.readers.size(); ++i) {
+            const ReaderSpec& spec = value.readers[i];
+            out << (i ? ", " : "") << way_names[static_cast<std::size_t>(spec.way)];
+            if (spec.way == Way::frames) out << " by " << int{spec.batch};
+            if (spec.capped) out << " end " << int{spec.end};
+            if (spec.skip) out << " skip " << int{spec.skip};
+        }
+        out << "], " << drive_name(value.drive) << ", seed " << value.seed << ":";
+        for (const Step& step : value.steps) {
+            out << " " << op_names[static_cast<std::size_t>(step.op)];
+            switch (step.op) {
+                case Op::frame:
+                case Op::start:
+                case Op::chunk:
+                case Op::open: out << "(" << int{step.n} << ")"; break;
+                case Op::poke: out << "(r" << step.reader % value.readers.size() << ")"; break;
+                case Op::cap:
+                case Op::skip:
+                case Op::range:
+                    out << "(r" << step.reader % value.readers.size() << "," << int{step.n} << ")";
+                    break;
+                case Op::advance:
+                    out << "(" << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(step.n)).count()
+                        << "ms)";
+                    break;
+                default: break;
+            }
+        }
+        return out.str();
+    }
+};
+
+}  // namespace
+
+const Suite& group_suite() {
+    static const TypedSuite<GroupCase, Traits> suite{
+        "group", "group readers of every kind against the group model, with caps, skips and chunked frames", 2000};
+    return suite;
+}
+
+}  // namespace moq::properties

@@ -1,0 +1,122 @@
+// What the gated-reader suites share: a mailbox through which the driver asks a reader
+// task to change its own state (the disarm points) or just wakes it, and the per-poll
+// checks of a gated read against what the executor saw of its task (W6, the idle path).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kio/cell.hpp"
+#include "kio/waiter.hpp"
+#include "sim/executor.hpp"
+
+namespace moq::properties {
+
+// Commands for one reader task. A reader's own handle may only be used by its task, so
+// the driver posts and the task applies them at its next poll: a post wakes the task
+// directly, never through a gate, as another future of the same task would.
+template <class Command>
+class Mailbox {
+public:
+    void post(Command command) {
+        commands_.push_back(command);
+        count_.modify([](std::uint64_t& count) { ++count; });
+    }
+
+    // The commands posted since the last call; registers `waiter` for the next post.
+    std::vector<Command> collect(const kio::Waiter& waiter) {
+        const std::uint64_t posted = watch_.read_and_watch(waiter, [](const std::uint64_t& count) { return count; });
+        std::vector<Command> fresh(commands_.begin() + static_cast<std::ptrdiff_t>(read_),
+                                   commands_.begin() + static_cast<std::ptrdiff_t>(posted));
+        read_ = posted;
+        return fresh;
+    }
+
+    [[nodiscard]] std::size_t unread() const { return commands_.size() - read_; }
+    [[nodiscard]] std::size_t posted() const { return commands_.size(); }
+
+private:
+    kio::Producer<std::uint64_t> count_{std::uint64_t{0}};
+    kio::Consumer<std::uint64_t> watch_ = count_.consume();
+    std::vector<Command> commands_;
+    std::size_t read_ = 0;
+};
+
+// The idle-path checks of one gated reader, poll by poll:
+// - a re-poll after a park that left the gate armed, when no input of the reader has
+//   woken the task since (only a post to its mailbox, which is another future of the same
+//   task, or nothing), with no poll from a new task and no change of the reader's own,
+//   walks nothing;
+// - a poll from a new task always walks (W6: the gate's recorded task is someone else).
+// And at the end, the budget: walks that found nothing (answered Pending) never exceed
+// the wakes, fresh-task polls and Ready answers that preceded them, plus the walks a
+// gate needs before it can arm at all. A walk that answers Ready is never waste, even
+// when no wake paid for it (a spurious poll that finds a quiet write).
+class IdleChecks {
+public:
+    // First thing in a poll, before the reader reads its mailbox. `posted`: the commands
+    // posted to the reader so far.
+    void begin(sim::Task& task, std::uint64_t walks, std::size_t posted) {
+        const sim::TaskStats now = task.executor().task_stats(task.id());
+        fresh_ = now.fresh_polls != last_.fresh_polls;
+        // The mailbox wakes the task at most once between polls: with the first post
+        // after the poll that registered on it.
+        const std::uint64_t mailbox_wakes = watching_ && posted != posted_ ? 1 : 0;
+        quiet_ = parked_armed_ && !fresh_ && now.wakes - last_.wakes <= mailbox_wakes;
+        walks_ = walks;
+        posted_ = posted;
+        ++polls_;
+    }
+
+    // Whether the gated read of this poll answered without walking.
+    [[nodiscard]] bool idle(std::uint64_t walks) const { return walks == walks_; }
+
+    // Last thing in a poll. `parked`: the poll answered Pending; `armed`: the gate is
+    // armed now; `own_change`: the reader changed its own state in this poll before its
+    // gated read; `gated`: the poll ran a gated read; `gated_pending`: that read answered
+    // Pending; `posted`: the commands posted to the reader so far.
+    std::optional<std::string> end(sim::Task& task, bool parked, bool armed, std::uint64_t walks, bool own_change,
+                                   bool gated, bool gated_pending, std::size_t posted) {
+        std::optional<std::string> found;
+        const std::string poll = "poll " + std::to_string(polls_) + " of " + std::string(task.name()) + ": ";
+        if (quiet_ && !own_change && walks != walks_)
+            found = poll + "a re-poll that no input of its gate woke walked (the gate was armed)";
+        else if (fresh_ && gated && walks == walks_)
+            found = poll + "the gate answered a poll from a new task without walking";
+        if (walks != walks_ && gated_pending) ++wasted_;
+        last_ = task.executor().task_stats(task.id());
+        parked_armed_ = parked && armed;
+        // A post during the poll used up its registration on the mailbox.
+        watching_ = posted == posted_;
+        posted_ = posted;
+        return found;
+    }
+
+    // `setup`: the walks no wake pays for before the gate can arm (the first poll's, and
+    // a lazily made gate's parks).
+    [[nodiscard]] std::optional<std::string> budget(const sim::TaskStats& stats, std::uint64_t setup,
+                                                    std::string_view who) const {
+        const std::uint64_t paid = stats.wakes + stats.fresh_polls + stats.ready + setup;
+        if (wasted_ <= paid) return std::nullopt;
+        return std::string(who) + " walked " + std::to_string(wasted_) + " times to find nothing, for " +
+               std::to_string(stats.wakes) + " wakes, " + std::to_string(stats.fresh_polls) + " fresh polls, " +
+               std::to_string(stats.ready) + " ready answers and " + std::to_string(setup) + " set-up walks";
+    }
+
+private:
+    sim::TaskStats last_;
+    bool parked_armed_ = false;
+    bool quiet_ = false;
+    bool fresh_ = false;
+    bool watching_ = false;  // the task's waiter is registered on the mailbox
+    std::uint64_t walks_ = 0;
+    std::uint64_t polls_ = 0;
+    std::uint64_t wasted_ = 0;  // walks that answered Pending
+    std::size_t posted_ = 0;
+};
+
+}  // namespace moq::properties

@@ -1,0 +1,120 @@
+// A property suite: cases generated from (seed, index) by RapidCheck generators, run in
+// the simulator against an oracle, shrunk along RapidCheck's shrink trees, and stored as
+// JSON in the corpus. The sweep, replay and shrink commands work on this interface.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <rapidcheck.h>
+
+#include "sim/strategy.hpp"
+
+namespace moq::properties {
+
+struct RunSettings {
+    sim::StrategyKind strategy = sim::StrategyKind::random;
+    bool keep_trace = false;
+};
+
+struct CaseOutcome {
+    bool ok = true;
+    std::string message;
+    std::uint64_t digest = 0;
+    std::uint64_t steps = 0;
+    std::vector<std::string> trace;  // the run's JSON lines, when kept
+};
+
+class Case {
+public:
+    virtual ~Case() = default;
+    [[nodiscard]] virtual CaseOutcome run(const RunSettings& settings) const = 0;
+    [[nodiscard]] virtual nlohmann::json to_json() const = 0;
+    [[nodiscard]] virtual std::string describe() const = 0;
+    [[nodiscard]] virtual std::unique_ptr<Case> clone() const = 0;
+    // The first smaller case (in RapidCheck's shrink order) for which `fails` holds.
+    [[nodiscard]] virtual std::unique_ptr<Case> first_failing_shrink(
+        const std::function<bool(const Case&)>& fails) const = 0;
+};
+
+class Suite {
+public:
+    virtual ~Suite() = default;
+    [[nodiscard]] virtual std::string_view name() const = 0;
+    [[nodiscard]] virtual std::string_view summary() const = 0;
+    [[nodiscard]] virtual std::uint64_t default_cases() const = 0;
+    // Case `index` of the sweep with `seed`: the same pair always gives the same case.
+    [[nodiscard]] virtual std::unique_ptr<Case> generate(std::uint64_t seed, std::uint64_t index) const = 0;
+    // A stored case. Throws std::invalid_argument with a one-line reason.
+    [[nodiscard]] virtual std::unique_ptr<Case> from_json(const nlohmann::json& value) const = 0;
+};
+
+// Every suite, by name: waiter, gate, group, track, resume.
+const std::vector<const Suite*>& suites();
+const Suite* find_suite(std::string_view name);
+
+// The RapidCheck generator state for case `index` of `seed`, and its size (growing with
+// the index, as RapidCheck's own runs do).
+rc::Random case_random(std::uint64_t seed, std::uint64_t index);
+int case_size(std::uint64_t index);
+
+// A suite over a value type. `Traits` provides:
+//   static rc::Gen<V> generator();
+//   static CaseOutcome run(const V&, const RunSettings&);
+//   static nlohmann::json to_json(const V&);
+//   static V from_json(const nlohmann::json&);   // throws std::invalid_argument
+//   static std::string describe(const V&);
+template <class V, class Traits>
+class TypedCase final : public Case {
+public:
+    explicit TypedCase(rc::Shrinkable<V> shrinkable) : shrinkable_(std::move(shrinkable)) {}
+
+    [[nodiscard]] CaseOutcome run(const RunSettings& settings) const override {
+        return Traits::run(shrinkable_.value(), settings);
+    }
+    [[nodiscard]] nlohmann::json to_json() const override { return Traits::to_json(shrinkable_.value()); }
+    [[nodiscard]] std::string describe() const override { return Traits::describe(shrinkable_.value()); }
+    [[nodiscard]] std::unique_ptr<Case> clone() const override { return std::make_unique<TypedCase>(shrinkable_); }
+    [[nodiscard]] std::unique_ptr<Case> first_failing_shrink(
+        const std::function<bool(const Case&)>& fails) const override {
+        auto candidates = shrinkable_.shrinks();
+        while (auto candidate = candidates.next()) {
+            auto smaller = std::make_unique<TypedCase>(std::move(*candidate));
+            if (fails(*smaller)) return smaller;
+        }
+        return nullptr;
+    }
+
+private:
+    rc::Shrinkable<V> shrinkable_;
+};
+
+template <class V, class Traits>
+class TypedSuite final : public Suite {
+public:
+    TypedSuite(std::string_view name, std::string_view summary, std::uint64_t default_cases)
+        : name_(name), summary_(summary), default_cases_(default_cases) {}
+
+    [[nodiscard]] std::string_view name() const override { return name_; }
+    [[nodiscard]] std::string_view summary() const override { return summary_; }
+    [[nodiscard]] std::uint64_t default_cases() const override { return default_cases_; }
+    [[nodiscard]] std::unique_ptr<Case> generate(std::uint64_t seed, std::uint64_t index) const override {
+        return std::make_unique<TypedCase<V, Traits>>(Traits::generator()(case_random(seed, index), case_size(index)));
+    }
+    [[nodiscard]] std::unique_ptr<Case> from_json(const nlohmann::json& value) const override {
+        return std::make_unique<TypedCase<V, Traits>>(rc::shrinkable::just(Traits::from_json(value)));
+    }
+
+private:
+    std::string_view name_;
+    std::string_view summary_;
+    std::uint64_t default_cases_;
+};
+
+}  // namespace moq::properties

@@ -1,0 +1,37 @@
+// Every suite for a short sweep, and the round trip of a case through JSON.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "properties/suite.hpp"
+
+using moq::properties::RunSettings;
+
+TEST_CASE("every_suite_passes_a_short_sweep") {
+    for (const moq::properties::Suite* suite : moq::properties::suites()) {
+        for (std::uint64_t index = 0; index < 200; ++index) {
+            const auto generated = suite->generate(1, index);
+            const auto outcome = generated->run(RunSettings{});
+            const std::string context = std::string(suite->name()) + " case " + std::to_string(index) + ": " +
+                                        outcome.message + "\n" + generated->describe();
+            INFO(context);
+            REQUIRE(outcome.ok);
+        }
+    }
+}
+
+TEST_CASE("a_case_is_the_same_after_a_round_trip_through_json") {
+    for (const moq::properties::Suite* suite : moq::properties::suites()) {
+        const auto generated = suite->generate(3, 57);
+        const auto stored = suite->from_json(generated->to_json());
+        CHECK(stored->to_json() == generated->to_json());
+        CHECK(stored->run(RunSettings{}).digest == generated->run(RunSettings{}).digest);
+    }
+}
+
+TEST_CASE("the_same_seed_and_index_give_the_same_case") {
+    for (const moq::properties::Suite* suite : moq::properties::suites()) {
+        CHECK(suite->generate(9, 4)->to_json() == suite->generate(9, 4)->to_json());
+        CHECK(suite->generate(9, 4)->to_json() != suite->generate(9, 5)->to_json());
+    }
+}
