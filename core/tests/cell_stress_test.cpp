@@ -11,6 +11,7 @@
 
 #include "kio/cell.hpp"
 #include "kio/park.hpp"
+#include "model/group.hpp"
 
 using moq::kio::Consumer;
 using moq::kio::Park;
@@ -96,4 +97,45 @@ TEST_CASE("concurrent_writers_never_lose_a_wake") {
     for (std::thread& thread : threads) thread.join();
     CHECK_FALSE(any_timed_out.load());
     for (int r = 0; r < readers; ++r) CHECK(final_seen[r] == total);
+}
+
+TEST_CASE("concurrent_group_writes_reach_a_gated_reader") {
+    // The reader re-polls without a wake now and then, so its gate arms; the writer's
+    // wakes arrive from another thread while the reader starts and finishes walks.
+    constexpr int frames = 3000;
+    moq::model::GroupProducer producer{0};
+    moq::model::GroupConsumer consumer = producer.consume();
+    int read = 0;
+    bool in_order = true;
+    bool timed_out = false;
+    std::thread reader([&] {
+        Blocker blocker;
+        Park park;
+        int spurious = 0;
+        while (read < frames) {
+            const auto& waiter = park.hold(blocker.waker());
+            auto answer = consumer.poll_read_frame(waiter);
+            if (answer.is_ready()) {
+                if (!answer.value().is_item()) break;
+                in_order = in_order && *answer.value().item() == std::to_string(read);
+                ++read;
+                continue;
+            }
+            if (++spurious % 3 != 0) continue;  // an idle re-poll, as another future's wake causes
+            blocker.wait();
+            if (blocker.timed_out()) {
+                timed_out = true;
+                break;
+            }
+        }
+    });
+    std::thread writer([&] {
+        for (int i = 0; i < frames; ++i) producer.write_frame(std::to_string(i));
+        producer.finish();
+    });
+    writer.join();
+    reader.join();
+    CHECK_FALSE(timed_out);
+    CHECK(read == frames);
+    CHECK(in_order);
 }
