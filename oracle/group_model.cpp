@@ -4,7 +4,14 @@ namespace moq::oracle {
 
 namespace {
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string quoted(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 2);
+    out.push_back('\'');
+    out.append(text);
+    out.push_back('\'');
+    return out;
+}
 std::string error_text(model::Error error) { return std::string(model::error_name(error)); }
 
 }  // namespace
