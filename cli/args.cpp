@@ -100,9 +100,8 @@ std::optional<std::string> environment(const char* name) {
 }
 
 Shard shard_from_environment() {
-    for (const auto& [total_name, index_name, status_name] :
-         {std::tuple{"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "GTEST_SHARD_STATUS_FILE"},
-          std::tuple{"TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE"}}) {
+    for (const auto& [total_name, index_name] :
+         {std::pair{"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX"}, std::pair{"TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"}}) {
         const auto total = environment(total_name);
         if (!total) continue;
         Shard shard;
@@ -111,11 +110,14 @@ Shard shard_from_environment() {
         const auto index = environment(index_name);
         if (!index) throw UsageError(std::string(total_name) + " is set but " + index_name + " is not");
         shard.index = parse_count(*index, index_name, shard.total - 1);
-        // Tell the runner this program understood sharding.
-        if (const auto status = environment(status_name)) std::ofstream(*status).flush();
         return shard;
     }
     return Shard{};
+}
+
+void acknowledge_shard() {
+    for (const char* status : {"GTEST_SHARD_STATUS_FILE", "TEST_SHARD_STATUS_FILE"})
+        if (const auto path = environment(status)) std::ofstream(*path).flush();
 }
 
 }  // namespace moq::cli

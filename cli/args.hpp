@@ -57,5 +57,8 @@ struct Shard {
     std::uint64_t total = 1;
 };
 Shard shard_from_environment();
+// Tells the CI runner this program understood sharding (touches its status file). Called
+// once the input is known to be good.
+void acknowledge_shard();
 
 }  // namespace moq::cli

@@ -11,7 +11,8 @@ namespace moq::cli {
 
 int corpus(const Program& program, int argc, char** argv) {
     const Flags flags(argc, argv, 2, {"mutant"}, {});
-    if (auto mutant = flags.value("mutant")) activate_mutant(*mutant);
+    const std::optional<std::string> mutant = flags.value("mutant");
+    if (mutant) activate_mutant(*mutant);
     std::vector<std::string> files;
     const std::vector<std::string> paths = flags.positional().empty() ? std::vector<std::string>{"corpus"} : flags.positional();
     for (const std::string& path : paths) {
@@ -36,8 +37,9 @@ int corpus(const Program& program, int argc, char** argv) {
             ++passed;
             std::printf("corpus: %s passed\n", files[i].c_str());
         } else {
-            std::printf("corpus: %s FAILED: %s\n  replay: %s replay %s --shrink\n", files[i].c_str(),
-                        outcome.message.c_str(), program.name.c_str(), files[i].c_str());
+            std::printf("corpus: %s FAILED: %s\n  replay: %s replay %s%s%s --shrink\n", files[i].c_str(),
+                        outcome.message.c_str(), program.name.c_str(), files[i].c_str(), mutant ? " --mutant " : "",
+                        mutant ? mutant->c_str() : "");
         }
     }
     std::printf("corpus: %zu passed, %zu failed\n", passed, cases.size() - passed);

@@ -20,7 +20,9 @@ CorpusCase read_corpus_file(const std::string& path) {
         throw UsageError(path + ": not JSON (" + std::string(error.what()) + ")");
     }
     auto reason = [&](const std::string& what) { return UsageError(path + ": " + what); };
-    if (!json.is_object() || json.value("format", "") != "moqsim-case") throw reason("not a moqsim case (format)");
+    if (!json.is_object() || !json.contains("format") || !json["format"].is_string() ||
+        json["format"].get<std::string>() != "moqsim-case")
+        throw reason("not a moqsim case (format)");
     if (!json.contains("version") || !json["version"].is_number_unsigned() || json["version"].get<std::uint64_t>() != 1)
         throw reason("unknown version (this moqsim reads version 1)");
     if (!json.contains("suite") || !json["suite"].is_string()) throw reason("no suite");

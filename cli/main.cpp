@@ -4,6 +4,8 @@
 #include <exception>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 
@@ -31,7 +33,7 @@ constexpr const char* usage_text =
 int main(int argc, char** argv) {
     const moq::cli::Program program{argc > 0 ? argv[0] : "moqsim"};
     if (argc < 2) {
-        std::fputs(usage_text, stderr);
+        std::fputs("moqsim: no command (moqsim --help lists them)\n", stderr);
         return 2;
     }
     const std::string_view command = argv[1];
@@ -48,6 +50,10 @@ int main(int argc, char** argv) {
         throw moq::cli::UsageError("unknown command '" + std::string(command) + "' (moqsim --help)");
     } catch (const moq::cli::UsageError& error) {
         std::fprintf(stderr, "moqsim: %s\n", error.what());
+        return 2;
+    } catch (const nlohmann::json::exception& error) {
+        // A JSON input whose fields have the wrong shape.
+        std::fprintf(stderr, "moqsim: malformed JSON input (%s)\n", error.what());
         return 2;
     }
 }

@@ -11,6 +11,33 @@
 
 namespace moq::cli {
 
+namespace {
+
+bool is_count(const nlohmann::json& value) { return value.is_number_unsigned(); }
+
+// The fields merge reads, with the types it reads them as.
+bool is_sweep_result(const nlohmann::json& shard) {
+    if (!shard.is_object() || !shard.contains("format") || shard["format"] != "moqsim-sweep") return false;
+    if (!shard.contains("version") || !is_count(shard["version"]) || shard["version"] != 1) return false;
+    if (!shard.contains("seeds") || !shard.contains("strategy") || !shard.contains("mutant")) return false;
+    if (!shard.contains("shard") || !shard["shard"].is_object()) return false;
+    const auto& where = shard["shard"];
+    if (!where.contains("index") || !where.contains("total") || !is_count(where["index"]) || !is_count(where["total"]) ||
+        where["total"] == 0)
+        return false;
+    if (!shard.contains("suites") || !shard["suites"].is_array()) return false;
+    for (const auto& suite : shard["suites"]) {
+        if (!suite.is_object() || !suite.contains("suite") || !suite["suite"].is_string()) return false;
+        for (const char* field : {"cases", "run", "passed", "failed"})
+            if (!suite.contains(field) || !is_count(suite[field])) return false;
+        if (!suite.contains("seconds") || !suite["seconds"].is_number()) return false;
+        if (!suite.contains("failures") || !suite["failures"].is_array()) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 int merge(const Program&, int argc, char** argv) {
     const Flags flags(argc, argv, 2, {"json"}, {});
     if (flags.positional().empty()) throw UsageError("merge needs the shard results to merge");
@@ -30,8 +57,7 @@ int merge(const Program&, int argc, char** argv) {
         } catch (const nlohmann::json::parse_error&) {
             throw UsageError(path + ": not JSON");
         }
-        if (!shard.is_object() || shard.value("format", "") != "moqsim-sweep" || shard.value("version", 0) != 1)
-            throw UsageError(path + ": not a moqsim sweep result (version 1)");
+        if (!is_sweep_result(shard)) throw UsageError(path + ": not a moqsim sweep result (version 1)");
         const nlohmann::json config = {shard["seeds"], shard["strategy"], shard["mutant"], shard["shard"]["total"]};
         if (merged.is_null()) {
             merged = shard;
@@ -59,6 +85,10 @@ int merge(const Program&, int argc, char** argv) {
             for (const nlohmann::json& failure : suite["failures"]) total["failures"].push_back(failure);
         }
     }
+    const auto missing = std::count(shards_seen.begin(), shards_seen.end(), false);
+    if (missing != 0)
+        throw UsageError(std::to_string(missing) + " of " + std::to_string(shards_seen.size()) +
+                         " shards missing: nothing merged");
     bool failed = false;
     for (const std::string& name : order) {
         nlohmann::json& suite = suites[name];
@@ -71,8 +101,6 @@ int merge(const Program&, int argc, char** argv) {
         failed = failed || suite["failed"].get<std::uint64_t>() != 0;
         merged["suites"].push_back(suite);
     }
-    const auto missing = std::count(shards_seen.begin(), shards_seen.end(), false);
-    if (missing != 0) std::printf("merge: %lld of %zu shards missing\n", static_cast<long long>(missing), shards_seen.size());
     if (json_path) write_atomically(*json_path, merged.dump(1) + "\n");
     return failed ? 1 : 0;
 }

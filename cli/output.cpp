@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "cli/args.hpp"
@@ -24,7 +25,13 @@ void check_writable(const std::string& path) {
     if (!std::filesystem::is_directory(folder, error))
         throw UsageError("cannot write " + path + ": no folder " + folder.string());
     if (std::filesystem::is_directory(path, error)) throw UsageError("cannot write " + path + ": it is a folder");
-    if (::access(folder.c_str(), W_OK) != 0) throw UsageError("cannot write " + path + ": the folder is not writable");
+    // Create and remove a probe file: permission bits say nothing for root, and some
+    // folders (such as /proc) refuse any new file.
+    const std::filesystem::path probe = folder / (".moqsim-probe-" + std::to_string(::getpid()));
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) throw UsageError("cannot write " + path + ": the folder takes no new file");
+    ::close(fd);
+    ::unlink(probe.c_str());
 }
 
 void write_atomically(const std::string& path, std::string_view text) {

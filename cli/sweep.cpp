@@ -72,6 +72,18 @@ int sweep(const Program& program, int argc, char** argv) {
     if (json_path) check_writable(*json_path);
     const Shard shard = shard_from_environment();
     const bool keep_going = flags.has("keep-going");
+    // Every count is checked before anything runs.
+    std::vector<std::uint64_t> case_counts;
+    for (const properties::Suite* suite : suites) {
+        std::uint64_t cases = suite->default_cases();
+        if (auto text = flags.value("cases")) {
+            cases = parse_count(*text, "--cases", 100000000);
+        } else if (auto variable = environment(cases_variable(suite->name()).c_str())) {
+            cases = parse_count(*variable, cases_variable(suite->name()), 100000000);
+        }
+        case_counts.push_back(cases);
+    }
+    acknowledge_shard();
 
     std::printf("moqsim sweep: seeds %llu-%llu, strategy %s%s%s, shard %llu of %llu\n",
                 static_cast<unsigned long long>(seeds.first), static_cast<unsigned long long>(seeds.last),
@@ -88,13 +100,9 @@ int sweep(const Program& program, int argc, char** argv) {
                              {"shard", {{"index", shard.index}, {"total", shard.total}}},
                              {"suites", nlohmann::json::array()}};
     bool any_failed = false;
-    for (const properties::Suite* suite : suites) {
-        std::uint64_t cases = suite->default_cases();
-        if (auto text = flags.value("cases")) {
-            cases = parse_count(*text, "--cases", 100000000);
-        } else if (auto variable = environment(cases_variable(suite->name()).c_str())) {
-            cases = parse_count(*variable, cases_variable(suite->name()), 100000000);
-        }
+    for (std::size_t chosen = 0; chosen < suites.size(); ++chosen) {
+        const properties::Suite* suite = suites[chosen];
+        const std::uint64_t cases = case_counts[chosen];
         const std::uint64_t total = seeds.count() * cases;
         const std::uint64_t mine = total / shard.total + (shard.index < total % shard.total ? 1 : 0);
         Progress progress(std::string(suite->name()), mine);

@@ -33,7 +33,7 @@ run_status() {
 one_error_line() { [[ $(wc -l <"$work/err") == 1 ]] && grep -q '^moqsim: ' "$work/err"; }
 usage_error() { run_status 2 "$@" && one_error_line; }
 
-check "no command" run_status 2
+check "no command" usage_error
 check "unknown command" usage_error frobnicate
 check "unknown suite" usage_error sweep --suite nosuch --cases 1
 check "unknown strategy" usage_error sweep --suite resume --cases 1 --strategy lifo
@@ -44,6 +44,9 @@ check "unknown option" usage_error sweep --suite resume --cases 1 --colour
 check "mutant without a mutants build or unknown" usage_error sweep --suite resume --cases 1 --mutant nosuch.site
 check "replay without a case" usage_error replay --suite resume --seed 1
 check "bad shard index" bash -c "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=2 '$moqsim' sweep --suite resume --cases 1 >/dev/null 2>&1; [[ \$? == 2 ]]"
+
+check "a bad case count of one suite stops before any suite runs" bash -c "MOQ_GROUP_CASES=bad '$moqsim' sweep --seeds 1 >'$work/fast.out' 2>'$work/fast.err'; [[ \$? == 2 && ! -s '$work/fast.out' && \$(wc -l <'$work/fast.err') == 1 ]]"
+check "a folder that takes no file is refused before the run" usage_error sweep --suite resume --cases 1 --json /proc/moqsim.json
 
 # An unwritable result file fails before the run and leaves nothing behind.
 check "unwritable --json" usage_error sweep --suite resume --cases 1 --json "$work/missing/result.json"
@@ -85,6 +88,12 @@ done
 check "three shards merge to the whole sweep" bash -c "'$moqsim' merge '$work'/shard0.json '$work'/shard1.json '$work'/shard2.json \
     --json '$work/merged.json' | grep -q '^track: 80 passed, 0 failed (80 cases from 3 shards)'"
 check "a shard merged twice is refused" usage_error merge "$work/shard0.json" "$work/shard0.json"
+check "a merge with a shard missing is refused and writes nothing" usage_error merge "$work/shard0.json" "$work/shard1.json" --json "$work/partial.json"
+check "nothing written for it" test ! -e "$work/partial.json"
+printf '{"format":"moqsim-sweep","version":1}' >"$work/hollow.json"
+check "a sweep result without its fields is refused" usage_error merge "$work/hollow.json"
+printf '{"format":1}' >"$work/typed.json"
+check "a corpus file with a field of the wrong type is refused" usage_error replay "$work/typed.json"
 
 check "list names the suites and the mutation sites" bash -c "'$moqsim' list | grep -q '^  resume' &&
     '$moqsim' list --sites | grep -q 'resume.route.register'"

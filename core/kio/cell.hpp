@@ -31,7 +31,7 @@ public:
     [[nodiscard]] bool is_closed() const { return state_ == State::closed; }
     [[nodiscard]] bool is_pending() const { return state_ == State::pending; }
     R& value() {
-        MOQ_ASSERT(state_ == State::ready);
+        MOQ_ASSERT_EQ(static_cast<int>(state_), static_cast<int>(State::ready));
         return *value_;
     }
 

@@ -132,3 +132,19 @@ moq_count_testlog() {
 moq_count_output() {
     python3 -c "$MOQ_COUNT_PY" output "$1" "$2"
 }
+
+# moq_build_quietly DIR [TARGET...]: builds like moq_build, printing the build's output
+# only when it fails (so a long script stays readable and a failure still says why).
+moq_build_quietly() {
+    local dir log
+    dir=$(moq_dir "$1")
+    shift
+    log=$(mktemp)
+    if ! ninja -C "$dir" "$@" >"$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        echo "moqsim: the build in $dir failed" >&2
+        return 1
+    fi
+    rm -f "$log"
+}
