@@ -9,7 +9,6 @@
 // was written (exit 1 otherwise); a bad argument is a one-line error and exit 2.
 
 #include <atomic>
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -17,11 +16,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "bench_args.hpp"
 #include "kio/clock.hpp"
 #include "kio/park.hpp"
 #include "kio/waiter.hpp"
@@ -156,25 +155,12 @@ struct Options {
     bool verbose = false;
 };
 
-[[noreturn]] void bad_argument(const char* what, std::string_view value) {
-    std::fprintf(stderr, "idle_export: %s '%.*s' (see --help)\n", what, static_cast<int>(value.size()),
-                 value.data());
-    std::exit(2);
-}
-
-std::uint64_t parse_count(std::string_view value, std::uint64_t min, std::uint64_t max, const char* what) {
-    std::uint64_t number = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (error != std::errc() || end != value.data() + value.size() || number < min || number > max)
-        bad_argument(what, value);
-    return number;
-}
-
 Options parse(int argc, char** argv) {
+    const bench::Args args{"idle_export"};
     Options options;
     bool have_case = false, have_tracks = false, have_gates = false, have_polls = false;
     for (int i = 1; i < argc; ++i) {
-        std::string_view arg = argv[i];
+        const std::string_view arg = argv[i];
         if (arg == "-h" || arg == "--help") {
             std::fputs(usage_text, stdout);
             std::exit(0);
@@ -183,42 +169,31 @@ Options parse(int argc, char** argv) {
             options.verbose = true;
             continue;
         }
-        // Both "--flag value" and "--flag=value".
-        std::string_view value;
-        if (const auto equals = arg.find('='); equals != std::string_view::npos) {
-            value = arg.substr(equals + 1);
-            arg = arg.substr(0, equals);
-        } else if (arg.starts_with("--") && i + 1 < argc) {
-            value = argv[++i];
-        } else if (arg.starts_with("--")) {
-            bad_argument("missing value for", arg);
-        } else {
-            bad_argument("unexpected argument", arg);
-        }
-        if (arg == "--case") {
+        const auto [flag, value] = args.split_flag(argc, argv, i);
+        if (flag == "--case") {
             if (value == "idle") options.which = Case::idle;
             else if (value == "active") options.which = Case::active;
-            else bad_argument("--case is idle or active, not", value);
+            else args.bad_argument("--case is idle or active, not", value);
             have_case = true;
-        } else if (arg == "--tracks") {
-            options.tracks = parse_count(value, 1, 4096, "--tracks takes 1 to 4096, not");
+        } else if (flag == "--tracks") {
+            options.tracks = args.parse_count(value, 1, 4096, "--tracks takes 1 to 4096, not");
             have_tracks = true;
-        } else if (arg == "--gates") {
+        } else if (flag == "--gates") {
             if (value == "on") options.gates = true;
             else if (value == "off") options.gates = false;
-            else bad_argument("--gates is on or off, not", value);
+            else args.bad_argument("--gates is on or off, not", value);
             have_gates = true;
-        } else if (arg == "--polls") {
-            options.polls = parse_count(value, 0, 100'000'000, "--polls takes 0 to 100000000, not");
+        } else if (flag == "--polls") {
+            options.polls = args.parse_count(value, 0, 100'000'000, "--polls takes 0 to 100000000, not");
             have_polls = true;
         } else {
-            bad_argument("unknown option", arg);
+            args.bad_argument("unknown option", flag);
         }
     }
-    if (!have_case) bad_argument("missing option", "--case");
-    if (!have_tracks) bad_argument("missing option", "--tracks");
-    if (!have_gates) bad_argument("missing option", "--gates");
-    if (!have_polls) bad_argument("missing option", "--polls");
+    if (!have_case) args.bad_argument("missing option", "--case");
+    if (!have_tracks) args.bad_argument("missing option", "--tracks");
+    if (!have_gates) args.bad_argument("missing option", "--gates");
+    if (!have_polls) args.bad_argument("missing option", "--polls");
     return options;
 }
 

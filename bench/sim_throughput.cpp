@@ -12,15 +12,14 @@
 // A run that is not ok() is a message and exit 1; a bad argument a one-line error and
 // exit 2.
 
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
-#include <system_error>
 
+#include "bench_args.hpp"
 #include "sim/executor.hpp"
 #include "sim/scenarios.hpp"
 #include "sim/strategy.hpp"
@@ -54,60 +53,37 @@ struct Totals {
     std::uint64_t polls = 0;
 };
 
-[[noreturn]] void bad_argument(const char* what, std::string_view value) {
-    std::fprintf(stderr, "sim_throughput: %s '%.*s' (see --help)\n", what, static_cast<int>(value.size()),
-                 value.data());
-    std::exit(2);
-}
-
-std::uint64_t parse_count(std::string_view value, std::uint64_t max, const char* what) {
-    std::uint64_t number = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (error != std::errc() || end != value.data() + value.size() || number > max) bad_argument(what, value);
-    return number;
-}
-
 Arguments parse(int argc, char** argv) {
+    const bench::Args args{"sim_throughput"};
     Arguments arguments;
     bool have_case = false, have_rounds = false, have_scenario = false;
     for (int i = 1; i < argc; ++i) {
-        std::string_view arg = argv[i];
+        const std::string_view arg = argv[i];
         if (arg == "-h" || arg == "--help") {
             std::fputs(usage_text, stdout);
             std::exit(0);
         }
-        // Both "--flag value" and "--flag=value".
-        std::string_view value;
-        if (const auto equals = arg.find('='); equals != std::string_view::npos) {
-            value = arg.substr(equals + 1);
-            arg = arg.substr(0, equals);
-        } else if (arg.starts_with("--") && i + 1 < argc) {
-            value = argv[++i];
-        } else if (arg.starts_with("--")) {
-            bad_argument("missing value for", arg);
-        } else {
-            bad_argument("unexpected argument", arg);
-        }
-        if (arg == "--case") {
+        const auto [flag, value] = args.split_flag(argc, argv, i);
+        if (flag == "--case") {
             if (value == "switch") arguments.which = Case::switches;
             else if (value == "scenario") arguments.which = Case::scenario;
-            else bad_argument("--case is switch or scenario, not", value);
+            else args.bad_argument("--case is switch or scenario, not", value);
             have_case = true;
-        } else if (arg == "--rounds") {
-            arguments.rounds = parse_count(value, 100'000'000, "--rounds takes 0 to 100000000, not");
+        } else if (flag == "--rounds") {
+            arguments.rounds = args.parse_count(value, 0, 100'000'000, "--rounds takes 0 to 100000000, not");
             have_rounds = true;
-        } else if (arg == "--scenario") {
-            if (!sim::find_scenario(value)) bad_argument("no scenario named", value);
+        } else if (flag == "--scenario") {
+            if (!sim::find_scenario(value)) args.bad_argument("no scenario named", value);
             arguments.scenario = value;
             have_scenario = true;
         } else {
-            bad_argument("unknown option", arg);
+            args.bad_argument("unknown option", flag);
         }
     }
-    if (!have_case) bad_argument("missing option", "--case");
-    if (!have_rounds) bad_argument("missing option", "--rounds");
+    if (!have_case) args.bad_argument("missing option", "--case");
+    if (!have_rounds) args.bad_argument("missing option", "--rounds");
     if (have_scenario && arguments.which != Case::scenario)
-        bad_argument("--scenario goes only with --case scenario, not with --case", "switch");
+        args.bad_argument("--scenario goes only with --case scenario, not with --case", "switch");
     return arguments;
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "model/subscriber.hpp"
+#include "support/allocation_counter.hpp"
 #include "support/front.hpp"
 
 using moq::kio::Instant;
@@ -316,4 +317,14 @@ TEST_CASE_FIXTURE(Front, "a_group_landing_below_a_finished_copys_end_is_still_ha
     land(b, 1);
     CHECK(task.wakes() >= 1);
     CHECK(take(Walk::arrival) == 1);
+}
+
+TEST_CASE_FIXTURE(Front, "an_idle_subscriber_poll_allocates_nothing") {
+    route.serve_from(a.consume());
+    moq::model::TrackSubscriber subscriber{std::move(reader)};
+    CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());
+    CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());  // the gate arms
+    const moq::test::AllocationScope scope;
+    for (int i = 0; i < 100; ++i) CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());
+    CHECK(scope.count() == 0);
 }
