@@ -197,6 +197,7 @@ GroupConsumer::GroupConsumer(const GroupConsumer& other)
       ended_(other.ended_),
       given_up_(other.given_up_),
       last_budget_(other.last_budget_),
+      bytes_(other.bytes_),
       recover_(other.recover_ ? other.recover_->clone() : nullptr) {}
 
 template <class T, class Walk>
@@ -272,7 +273,10 @@ kio::Poll<Next<Bytes>> GroupConsumer::read_once(const kio::Waiter& waiter) {
         return std::nullopt;  // a frame still arriving is not a whole frame yet
     });
     if (answer.is_ready()) {
-        if (answer.value().is_item()) ++index_;
+        if (answer.value().is_item()) {
+            ++index_;
+            if (bytes_) bytes_->fetch_add(answer.value().item()->size(), std::memory_order_relaxed);
+        }
         return std::move(answer.value());
     }
     if (answer.is_closed()) return Next<Bytes>(Error::dropped);

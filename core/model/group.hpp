@@ -4,6 +4,7 @@
 // changes about itself disarms that gate.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -117,6 +118,12 @@ public:
     GroupConsumer& compressed(Codec codec = Codec::run_length);
     GroupConsumer& with_expiry(std::shared_ptr<Expiry> expiry);
     GroupConsumer& with_recover(std::unique_ptr<Recover> recover);
+    // Counts the payload bytes of the whole frames this reader hands out (stats only: not a disarm point,
+    // it changes no answer).
+    GroupConsumer& with_meter(std::shared_ptr<std::atomic<std::uint64_t>> bytes) {
+        bytes_ = std::move(bytes);
+        return *this;
+    }
 
     [[nodiscard]] std::uint64_t sequence() const { return sequence_; }
     [[nodiscard]] std::size_t index() const { return index_; }
@@ -160,6 +167,7 @@ private:
     bool ended_ = false;
     std::optional<Error> given_up_;             // no route could continue the group
     std::optional<kio::Duration> last_budget_;  // the reader's budget at the last verdict
+    std::shared_ptr<std::atomic<std::uint64_t>> bytes_;  // the meter, if any
     std::unique_ptr<Recover> recover_;
     GatedRead<Whole> reads_{2};
 };

@@ -11,7 +11,7 @@ kio::Poll<Next<GroupConsumer>> TrackSubscriber::group_walk(const kio::Waiter& wa
     if (peek.value().is_end()) return Next<GroupConsumer>(End{});
     if (peek.value().is_error()) return Next<GroupConsumer>(peek.value().error());
     std::optional<GroupConsumer> group = reader_.take();
-    meter.count_group();
+    meter.count_group(*group);
     return Next<GroupConsumer>(std::move(*group));
 }
 

@@ -19,7 +19,10 @@ namespace moq::model {
 // What a subscriber handed out, shared by every meter built from it.
 struct TrackStats {
     std::atomic<std::uint64_t> groups{0};
-    std::atomic<std::uint64_t> polls{0};
+    std::atomic<std::uint64_t> polls{0};  // meters built: polls that walked
+    // Payload bytes of the whole frames read from the groups handed out, counted by each
+    // group as it is read (a frame taken by poll_next_frame is read in chunks, uncounted).
+    std::shared_ptr<std::atomic<std::uint64_t>> bytes = std::make_shared<std::atomic<std::uint64_t>>(0);
 };
 
 // Built for each read that may hand something out; counts into the shared stats.
@@ -28,7 +31,11 @@ public:
     explicit Meter(std::shared_ptr<TrackStats> stats) : stats_(std::move(stats)) {
         stats_->polls.fetch_add(1, std::memory_order_relaxed);
     }
-    void count_group() { stats_->groups.fetch_add(1, std::memory_order_relaxed); }
+    // Counts a group handed out, and meters the bytes read from it.
+    void count_group(GroupConsumer& group) {
+        stats_->groups.fetch_add(1, std::memory_order_relaxed);
+        group.with_meter(stats_->bytes);
+    }
 
 private:
     std::shared_ptr<TrackStats> stats_;
