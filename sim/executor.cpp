@@ -57,6 +57,7 @@ struct TaskSlot {
     WakeTarget* identity = nullptr;
     kio::Park park;
     TaskStats stats;
+    std::string field;  // `"task":"name"`, for the trace
 };
 
 }  // namespace detail
@@ -68,7 +69,9 @@ namespace {
 
 thread_local Executor* running_executor = nullptr;
 
-std::string task_field(const TaskSlot& slot) { return "\"task\":" + json_quote(slot.name); }
+const std::string& task_field(const TaskSlot& slot) { return slot.field; }
+
+std::string number_text(std::uint64_t value) { return std::to_string(value); }
 
 }  // namespace
 
@@ -112,7 +115,7 @@ const kio::Waiter& Task::begin_poll() {
         slot.identity->identity = executor.next_identity_++;
         ++slot.stats.fresh_polls;
         executor.trace_.record(executor.steps_, "fresh_task",
-                               task_field(slot) + ",\"identity\":" + std::to_string(slot.identity->identity));
+                               {task_field(slot), ",\"identity\":", number_text(slot.identity->identity)});
     }
     slot.woken = false;
     ++slot.stats.polls;
@@ -124,7 +127,7 @@ void Task::end_poll(bool ready) {
     TaskSlot& slot = *slot_;
     Executor& executor = *executor_;
     executor.trace_.record(executor.steps_, "poll",
-                           task_field(slot) + ",\"result\":" + (ready ? "\"ready\"" : "\"pending\""));
+                           {task_field(slot), ready ? ",\"result\":\"ready\"" : ",\"result\":\"pending\""});
     if (ready) {
         ++slot.stats.ready;
         return;
@@ -180,6 +183,7 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
     auto slot = std::make_unique<TaskSlot>();
     slot->id = static_cast<std::uint32_t>(tasks_.size());
     slot->name = std::move(name);
+    slot->field = "\"task\":" + json_quote(slot->name);
     slot->body = std::move(body);
     slot->identity = new WakeTarget();
     slot->identity->executor = this;
@@ -224,12 +228,13 @@ void Executor::wake(std::uint32_t task, std::uint64_t identity) {
     MOQ_ASSERT_LT(task, tasks_.size());
     TaskSlot& slot = *tasks_[task];
     if (slot.identity->identity != identity) {
-        trace_.record(steps_, "stale_wake", task_field(slot) + ",\"identity\":" + std::to_string(identity));
+        trace_.record(steps_, "stale_wake", {task_field(slot), ",\"identity\":", number_text(identity)});
         return;
     }
     ++wakes_;
     ++slot.stats.wakes;
-    const char* effect = "queued";
+    // Written as JSON already: `,"effect":"..."`.
+    const char* effect = ",\"effect\":\"queued\"";
     switch (slot.state) {
         case TaskSlot::State::parked:
             slot.woken = true;
@@ -237,17 +242,17 @@ void Executor::wake(std::uint32_t task, std::uint64_t identity) {
             break;
         case TaskSlot::State::running:
             slot.woken = true;
-            effect = "during_poll";
+            effect = ",\"effect\":\"during_poll\"";
             break;
         case TaskSlot::State::runnable:
             slot.woken = true;
-            effect = "deduplicated";
+            effect = ",\"effect\":\"deduplicated\"";
             break;
         case TaskSlot::State::finished:
-            effect = "finished";
+            effect = ",\"effect\":\"finished\"";
             break;
     }
-    trace_.record(steps_, "wake", task_field(slot) + ",\"effect\":" + json_quote(effect));
+    trace_.record(steps_, "wake", {task_field(slot), effect});
 }
 
 void Executor::resume(TaskSlot& slot) {
@@ -271,7 +276,7 @@ void Executor::preempt_point(const char* where) {
     TaskSlot* slot = running_;
     if (!slot) return;
     if (!strategy_->preempt(slot->id, runnable_except(slot->id))) return;
-    trace_.record(steps_, "preempt", task_field(*slot) + ",\"at\":" + json_quote(where));
+    trace_.record(steps_, "preempt", {task_field(*slot), ",\"at\":", json_quote(where)});
     make_runnable(*slot);
     suspend(*slot);
 }
@@ -353,7 +358,7 @@ RunResult Executor::run() {
                     const auto extra = static_cast<std::uint64_t>(options_.clock_jump_max.count());
                     if (extra != 0) to = to + kio::Duration(static_cast<std::int64_t>(random_.below(extra)));
                 }
-                trace_.record(steps_, "time", "\"ns\":" + std::to_string(to.since_start.count()));
+                trace_.record(steps_, "time", {"\"ns\":", std::to_string(to.since_start.count())});
                 clock_.advance_to(to);
                 if (clock_.now().since_start > options_.max_time)
                     return finish(Outcome::time_budget, "virtual time passed its budget");

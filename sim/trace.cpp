@@ -4,43 +4,78 @@
 
 namespace moq::sim {
 
+namespace {
+
+// The escape json_quote writes for `c`, or an empty view when `c` stands as it is.
+std::string_view escape_of(char c, char (&buffer)[8]) {
+    switch (c) {
+        case '"': return "\\\"";
+        case '\\': return "\\\\";
+        case '\n': return "\\n";
+        case '\t': return "\\t";
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+                return buffer;
+            }
+            return {};
+    }
+}
+
+}  // namespace
+
 std::string json_quote(std::string_view text) {
     std::string out = "\"";
     for (const char c : text) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char escaped[8];
-                    std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-                    out += escaped;
-                } else {
-                    out.push_back(c);
-                }
+        char buffer[8];
+        const std::string_view escaped = escape_of(c, buffer);
+        if (escaped.empty()) {
+            out.push_back(c);
+        } else {
+            out.append(escaped);
         }
     }
     out.push_back('"');
     return out;
 }
 
-void Trace::record(std::uint64_t step, std::string_view event, std::string_view fields) {
-    std::string line = "{\"step\":" + std::to_string(step) + ",\"event\":" + json_quote(event);
-    if (!fields.empty()) {
-        line.push_back(',');
-        line.append(fields);
-    }
-    line.push_back('}');
-    for (const char c : line) {
+void Trace::hash(std::string_view text) {
+    for (const char c : text) {
         digest_ ^= static_cast<unsigned char>(c);
         digest_ *= 0x100000001B3ull;  // FNV-1a prime
     }
-    digest_ ^= '\n';
-    digest_ *= 0x100000001B3ull;
+}
+
+void Trace::hash_quoted(std::string_view text) {
+    hash("\"");
+    for (const char c : text) {
+        char buffer[8];
+        const std::string_view escaped = escape_of(c, buffer);
+        hash(escaped.empty() ? std::string_view(&c, 1) : escaped);
+    }
+    hash("\"");
+}
+
+void Trace::record(std::uint64_t step, std::string_view event, std::initializer_list<std::string_view> fields) {
+    char number[24];
+    const int digits = std::snprintf(number, sizeof number, "%llu", static_cast<unsigned long long>(step));
+    hash("{\"step\":");
+    hash(std::string_view(number, static_cast<std::size_t>(digits)));
+    hash(",\"event\":");
+    hash_quoted(event);
+    bool any = false;
+    for (std::string_view field : fields) any = any || !field.empty();
+    if (any) hash(",");
+    for (std::string_view field : fields) hash(field);
+    hash("}\n");
     ++events_;
-    if (keep_lines_) lines_.push_back(std::move(line));
+    if (!keep_lines_) return;
+    std::string line = "{\"step\":" + std::string(number, static_cast<std::size_t>(digits)) + ",\"event\":" +
+                       json_quote(event);
+    if (any) line.push_back(',');
+    for (std::string_view field : fields) line.append(field);
+    line.push_back('}');
+    lines_.push_back(std::move(line));
 }
 
 std::string Trace::digest_hex() const {
