@@ -22,6 +22,7 @@
 
 #include "bench_args.hpp"
 #include "kio/clock.hpp"
+#include "kio/manual_clock.hpp"
 #include "kio/park.hpp"
 #include "kio/waiter.hpp"
 #include "kio/waker.hpp"

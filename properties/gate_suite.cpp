@@ -18,6 +18,7 @@
 
 #include "kio/cell.hpp"
 #include "kio/clock.hpp"
+#include "kio/deadline.hpp"
 #include "model/gated_read.hpp"
 #include "model/idle.hpp"
 #include "properties/drive.hpp"

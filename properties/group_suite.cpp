@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "kio/clock.hpp"
+#include "kio/deadline.hpp"
 #include "model/group.hpp"
 #include "oracle/group_model.hpp"
 #include "properties/drive.hpp"

@@ -8,6 +8,7 @@
 
 #include "kio/cell.hpp"
 #include "kio/clock.hpp"
+#include "kio/deadline.hpp"
 #include "model/resume.hpp"
 #include "model/route.hpp"
 #include "model/track.hpp"

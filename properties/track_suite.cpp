@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "kio/clock.hpp"
+#include "kio/deadline.hpp"
 #include "model/track.hpp"
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"

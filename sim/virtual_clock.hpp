@@ -1,25 +1,11 @@
-// The simulator's clock: time moves only when the executor moves it, to the next
+// The simulator's clock: the core's ManualClock, moved only by the executor, to the next
 // deadline, when no task can run.
 #pragma once
 
-#include <optional>
-
-#include "kio/clock.hpp"
+#include "kio/manual_clock.hpp"
 
 namespace moq::sim {
 
-class VirtualClock final : public kio::Clock {
-public:
-    [[nodiscard]] kio::Instant now() const override { return now_; }
-    void wake_at(kio::Instant at, const kio::Waiter& waiter) override;
-
-    [[nodiscard]] std::optional<kio::Instant> next_deadline() const { return timers_.earliest(); }
-    // Moves to `at` (never back) and wakes what came due.
-    void advance_to(kio::Instant at);
-
-private:
-    kio::Instant now_{};
-    kio::TimerQueue timers_;
-};
+using VirtualClock = kio::ManualClock;
 
 }  // namespace moq::sim

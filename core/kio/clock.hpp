@@ -5,13 +5,8 @@
 #include <chrono>
 #include <compare>
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <optional>
 
-#include "kio/poll.hpp"
 #include "kio/waiter.hpp"
-#include "kio/waiter_list.hpp"
 
 namespace moq::kio {
 
@@ -34,57 +29,6 @@ public:
     [[nodiscard]] virtual Instant now() const = 0;
     // Wakes `waiter` once the clock reaches `at` (idempotent per waiter and instant).
     virtual void wake_at(Instant at, const Waiter& waiter) = 0;
-};
-
-// Waiters keyed by the instant they wait for. Shared by the clock implementations.
-class TimerQueue {
-public:
-    void add(Instant at, const Waiter& waiter);
-    // Wakes, outside the lock, every waiter whose instant is at or before `now`.
-    void fire_until(Instant now);
-    [[nodiscard]] std::optional<Instant> earliest() const;
-    // Registrations still waiting, live or dead.
-    [[nodiscard]] std::size_t pending() const;
-
-private:
-    mutable std::mutex mutex_;
-    std::map<Instant, WaiterList> lists_;
-};
-
-// A clock that moves only when told to. Deterministic; the simulator builds on it.
-class ManualClock final : public Clock {
-public:
-    [[nodiscard]] Instant now() const override;
-    void wake_at(Instant at, const Waiter& waiter) override;
-
-    // Moves time forward (never back) and fires what came due.
-    void advance_to(Instant at);
-    void advance_by(Duration by);
-    [[nodiscard]] std::optional<Instant> next_deadline() const { return timers_.earliest(); }
-
-private:
-    mutable std::mutex mutex_;
-    Instant now_{};
-    TimerQueue timers_;
-};
-
-// A point in time a poll waits for. Disarmed, it answers Pending without registering:
-// only the poller can arm it, and the poller is the one polling.
-class Deadline {
-public:
-    explicit Deadline(Clock& clock) : clock_(&clock) {}
-
-    // Re-setting the same instant is a no-op, so a loop may recompute it every turn.
-    void set(std::optional<Instant> at) { at_ = at; }
-    void after(Duration delay) { at_ = clock_->now() + delay; }
-    void disarm() { at_.reset(); }
-    [[nodiscard]] std::optional<Instant> at() const { return at_; }
-
-    Poll<Done> poll(const Waiter& waiter) const;
-
-private:
-    Clock* clock_;
-    std::optional<Instant> at_;
 };
 
 }  // namespace moq::kio

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "kio/clock.hpp"
+#include "kio/timer_queue.hpp"
 
 namespace moq::kio {
 

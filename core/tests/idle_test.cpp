@@ -6,6 +6,7 @@
 
 #include "kio/cell.hpp"
 #include "kio/clock.hpp"
+#include "kio/manual_clock.hpp"
 #include "kio/waiter.hpp"
 #include "model/group.hpp"
 #include "model/idle.hpp"

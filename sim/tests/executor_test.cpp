@@ -7,6 +7,7 @@
 
 #include "kio/cell.hpp"
 #include "kio/clock.hpp"
+#include "kio/deadline.hpp"
 #include "sim/executor.hpp"
 
 using moq::kio::Consumer;

@@ -10,6 +10,7 @@
 
 #include "kio/cell.hpp"
 #include "kio/clock.hpp"
+#include "kio/manual_clock.hpp"
 #include "model/resume.hpp"
 #include "model/route.hpp"
 #include "model/track.hpp"

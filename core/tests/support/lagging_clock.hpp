@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kio/clock.hpp"
+#include "kio/timer_queue.hpp"
 
 namespace moq::test {
 

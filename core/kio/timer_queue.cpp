@@ -1,4 +1,4 @@
-#include "kio/clock.hpp"
+#include "kio/timer_queue.hpp"
 
 #include <vector>
 
@@ -31,40 +31,6 @@ std::size_t TimerQueue::pending() const {
     std::size_t count = 0;
     for (const auto& [at, list] : lists_) count += list.size();
     return count;
-}
-
-Instant ManualClock::now() const {
-    std::lock_guard lock(mutex_);
-    return now_;
-}
-
-void ManualClock::wake_at(Instant at, const Waiter& waiter) {
-    {
-        std::lock_guard lock(mutex_);
-        if (at > now_) {
-            timers_.add(at, waiter);
-            return;
-        }
-    }
-    waiter.waker().wake();  // already due: a poll racing the clock still hears it
-}
-
-void ManualClock::advance_to(Instant at) {
-    {
-        std::lock_guard lock(mutex_);
-        if (at > now_) now_ = at;
-        at = now_;
-    }
-    timers_.fire_until(at);
-}
-
-void ManualClock::advance_by(Duration by) { advance_to(now() + by); }
-
-Poll<Done> Deadline::poll(const Waiter& waiter) const {
-    if (!at_) return Poll<Done>::pending();
-    if (clock_->now() >= *at_) return Done{};
-    clock_->wake_at(*at_, waiter);
-    return Poll<Done>::pending();
 }
 
 }  // namespace moq::kio
