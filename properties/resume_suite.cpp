@@ -15,7 +15,7 @@
 #include "oracle/resume_model.hpp"
 #include "model/subscriber.hpp"
 #include "properties/drive.hpp"
-#include "properties/poll_checks.hpp"
+#include "properties/mailbox.hpp"
 #include "properties/suites.hpp"
 #include "sim/executor.hpp"
 
