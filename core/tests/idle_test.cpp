@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <initializer_list>
 #include <memory>
 
 #include "kio/cell.hpp"
@@ -52,6 +53,14 @@ void read_one_then_park(OneGroup& group) {
     group.producer.write_frame("a");
     CHECK(frame_of(group.consumer.poll_read_frame(group.waiter)) == "a");
     park_until_armed(group.consumer, group.waiter);
+}
+
+// Group 4 as another copy holds it, for a route to offer as the replacement.
+std::shared_ptr<GroupProducer> copy_of_group(std::initializer_list<const char*> frames, bool finished = false) {
+    auto copy = std::make_shared<GroupProducer>(4);
+    for (const char* frame : frames) copy->write_frame(frame);
+    if (finished) copy->finish();
+    return copy;
 }
 
 // A route and preferences, as a resume reader would hand a group.
@@ -217,8 +226,7 @@ TEST_CASE("with_recover_disarms_the_gate") {
     WakeCounter task;
     const Waiter waiter{task.waker()};
     GroupProducer stalled{4};
-    auto replacement = std::make_shared<GroupProducer>(4);
-    replacement->write_frame("from the new copy");
+    auto replacement = copy_of_group({"from the new copy"});
     Route route;
     GroupConsumer consumer = stalled.consume();
     park_until_armed(consumer, waiter);
@@ -246,8 +254,7 @@ TEST_CASE("an_adopted_replacement_disarms_the_gate") {
     WakeCounter task;
     const Waiter waiter{task.waker()};
     GroupProducer stalled{4};
-    auto replacement = std::make_shared<GroupProducer>(4);
-    replacement->write_frame("from the new copy");
+    auto replacement = copy_of_group({"from the new copy"});
     Route route;
     GroupConsumer consumer = stalled.consume();
     consumer.with_recover(route.recover(0));
@@ -315,9 +322,7 @@ TEST_CASE("a_parked_group_wakes_when_the_route_changes") {
     WakeCounter task;
     const Waiter waiter{task.waker()};
     GroupProducer stalled{4};
-    auto replacement = std::make_shared<GroupProducer>(4);
-    replacement->write_frame("a");
-    replacement->write_frame("b");
+    auto replacement = copy_of_group({"a", "b"});
     stalled.write_frame("a");
     Route route;
     GroupConsumer consumer = stalled.consume();
@@ -334,10 +339,7 @@ TEST_CASE("a_failed_copy_continues_from_the_replacement") {
     WakeCounter task;
     const Waiter waiter{task.waker()};
     GroupProducer failing{4};
-    auto replacement = std::make_shared<GroupProducer>(4);
-    replacement->write_frame("a");
-    replacement->write_frame("b");
-    replacement->finish();
+    auto replacement = copy_of_group({"a", "b"}, true);
     failing.write_frame("a");
     Route route;
     GroupConsumer consumer = failing.consume();
