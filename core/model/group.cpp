@@ -3,16 +3,12 @@
 #include <utility>
 
 #include "kio/schedule_point.hpp"
+#include "model/registering.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {
 
 namespace {
-
-// A registration that a mutant can switch off: the walk then registers nothing there.
-const kio::Waiter& registering(bool on, const kio::Waiter& waiter) {
-    return on ? waiter : kio::noop_waiter();
-}
 
 // The end-of-data answer for a reader at `index` with nothing readable there.
 std::optional<Next<std::monostate>> terminal(const GroupState& state, std::size_t index) {

@@ -4,15 +4,12 @@
 #include <iterator>
 
 #include "kio/schedule_point.hpp"
+#include "model/registering.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {
 
 namespace {
-
-const kio::Waiter& registering(bool on, const kio::Waiter& waiter) {
-    return on ? waiter : kio::noop_waiter();
-}
 
 std::optional<std::uint64_t> max_of(std::optional<std::uint64_t> a, std::optional<std::uint64_t> b) {
     if (!a) return b;

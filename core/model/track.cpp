@@ -1,17 +1,10 @@
 #include "model/track.hpp"
 
 #include "kio/schedule_point.hpp"
+#include "model/registering.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {
-
-namespace {
-
-const kio::Waiter& registering(bool on, const kio::Waiter& waiter) {
-    return on ? waiter : kio::noop_waiter();
-}
-
-}  // namespace
 
 std::variant<GroupProducer, Error> TrackProducer::create_group(std::uint64_t sequence, GroupLimits limits) {
     std::optional<GroupProducer> created;
