@@ -9,6 +9,7 @@
 
 #include "kio/schedule_point.hpp"
 #include "util/assert.hpp"
+#include "util/json_quote.hpp"
 
 namespace moq::sim {
 
@@ -162,7 +163,7 @@ Executor::Executor(Options options)
       strategy_(make_strategy(options_.strategy, random_.fork(2))),
       trace_(options_.keep_trace) {
     trace_.record(0, "seed", "\"seed\":" + std::to_string(options_.seed) + ",\"strategy\":" +
-                                 json_quote(strategy_name(options_.strategy.kind)));
+                                 util::json_quote(strategy_name(options_.strategy.kind)));
 }
 
 Executor::~Executor() {
@@ -183,7 +184,7 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
     auto slot = std::make_unique<TaskSlot>();
     slot->id = static_cast<std::uint32_t>(tasks_.size());
     slot->name = std::move(name);
-    slot->field = "\"task\":" + json_quote(slot->name);
+    slot->field = "\"task\":" + util::json_quote(slot->name);
     slot->body = std::move(body);
     slot->identity = new WakeTarget();
     slot->identity->executor = this;
@@ -276,7 +277,7 @@ void Executor::preempt_point(const char* where) {
     TaskSlot* slot = running_;
     if (!slot) return;
     if (!strategy_->preempt(slot->id, runnable_except(slot->id))) return;
-    trace_.record(steps_, "preempt", {task_field(*slot), ",\"at\":", json_quote(where)});
+    trace_.record(steps_, "preempt", {task_field(*slot), ",\"at\":", util::json_quote(where)});
     make_runnable(*slot);
     suspend(*slot);
 }
@@ -296,7 +297,7 @@ std::string Executor::parked_tasks() const {
 }
 
 RunResult Executor::finish(Outcome outcome, std::string message) {
-    trace_.record(steps_, "end", "\"outcome\":" + json_quote(outcome_name(outcome)));
+    trace_.record(steps_, "end", "\"outcome\":" + util::json_quote(outcome_name(outcome)));
     RunResult result;
     result.outcome = outcome;
     result.message = std::move(message);

@@ -2,42 +2,9 @@
 
 #include <cstdio>
 
+#include "util/json_quote.hpp"
+
 namespace moq::sim {
-
-namespace {
-
-// The escape json_quote writes for `c`, or an empty view when `c` stands as it is.
-std::string_view escape_of(char c, char (&buffer)[8]) {
-    switch (c) {
-        case '"': return "\\\"";
-        case '\\': return "\\\\";
-        case '\n': return "\\n";
-        case '\t': return "\\t";
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-                return buffer;
-            }
-            return {};
-    }
-}
-
-}  // namespace
-
-std::string json_quote(std::string_view text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        char buffer[8];
-        const std::string_view escaped = escape_of(c, buffer);
-        if (escaped.empty()) {
-            out.push_back(c);
-        } else {
-            out.append(escaped);
-        }
-    }
-    out.push_back('"');
-    return out;
-}
 
 void Trace::hash(std::string_view text) {
     for (const char c : text) {
@@ -50,7 +17,7 @@ void Trace::hash_quoted(std::string_view text) {
     hash("\"");
     for (const char c : text) {
         char buffer[8];
-        const std::string_view escaped = escape_of(c, buffer);
+        const std::string_view escaped = util::json_escape(c, buffer);
         hash(escaped.empty() ? std::string_view(&c, 1) : escaped);
     }
     hash("\"");
@@ -71,7 +38,7 @@ void Trace::record(std::uint64_t step, std::string_view event, std::initializer_
     ++events_;
     if (!keep_lines_) return;
     std::string line = "{\"step\":" + std::string(number, static_cast<std::size_t>(digits)) + ",\"event\":" +
-                       json_quote(event);
+                       util::json_quote(event);
     if (any) line.push_back(',');
     for (std::string_view field : fields) line.append(field);
     line.push_back('}');

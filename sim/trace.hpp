@@ -38,7 +38,4 @@ private:
     std::vector<std::string> lines_;
 };
 
-// A JSON string literal for `text`.
-std::string json_quote(std::string_view text);
-
 }  // namespace moq::sim

@@ -7,25 +7,18 @@
 #include <cstring>
 #include <string>
 
+#include "util/json_quote.hpp"
 #include "util/mutation.hpp"
 
 namespace {
 
-std::string json_string(std::string_view text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        if (c == '"' || c == '\\') out.push_back('\\');
-        out.push_back(c);
-    }
-    return out + "\"";
-}
-
 void list_sites() {
+    using moq::util::json_quote;
     for (const moq::mutation::Site& site : moq::mutation::sites()) {
         std::printf("{\"name\":%s,\"category\":%s,\"file\":%s,\"line\":%d,\"survivor_reason\":%s}\n",
-                    json_string(site.name).c_str(),
-                    json_string(moq::mutation::category_name(site.category)).c_str(),
-                    json_string(site.file).c_str(), site.line, json_string(site.survivor_reason).c_str());
+                    json_quote(site.name).c_str(),
+                    json_quote(moq::mutation::category_name(site.category)).c_str(),
+                    json_quote(site.file).c_str(), site.line, json_quote(site.survivor_reason).c_str());
     }
 }
 
