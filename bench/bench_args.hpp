@@ -2,12 +2,12 @@
 // a bad argument is one line on stderr and exit status 2.
 #pragma once
 
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
-#include <system_error>
+
+#include "sim/seed_range.hpp"
 
 namespace moq::bench {
 
@@ -31,11 +31,9 @@ public:
     // The whole of value must be a decimal in [min, max]: "12x" or "-1" is a bad argument.
     [[nodiscard]] std::uint64_t parse_count(std::string_view value, std::uint64_t min, std::uint64_t max,
                                             const char* what) const {
-        std::uint64_t number = 0;
-        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
-        if (error != std::errc() || end != value.data() + value.size() || number < min || number > max)
-            bad_argument(what, value);
-        return number;
+        const auto number = sim::parse_whole_number(value);
+        if (!number || *number < min || *number > max) bad_argument(what, value);
+        return *number;
     }
 
     // Splits argv[i]; a value given as the next word moves i past it. A flag with no value

@@ -20,8 +20,8 @@
 #include <string_view>
 
 #include "bench_args.hpp"
+#include "scenarios/scenarios.hpp"
 #include "sim/executor.hpp"
-#include "sim/scenarios.hpp"
 #include "sim/strategy.hpp"
 
 namespace {
@@ -73,7 +73,7 @@ Arguments parse(int argc, char** argv) {
             arguments.rounds = args.parse_count(value, 0, 100'000'000, "--rounds takes 0 to 100000000, not");
             have_rounds = true;
         } else if (flag == "--scenario") {
-            if (!sim::find_scenario(value)) args.bad_argument("no scenario named", value);
+            if (!scenarios::find_scenario(value)) args.bad_argument("no scenario named", value);
             arguments.scenario = value;
             have_scenario = true;
         } else {
@@ -115,7 +115,7 @@ Totals run_switches(std::uint64_t rounds, Seconds& elapsed) {
     return {result.switches, result.polls};
 }
 
-Totals run_scenario(const sim::Scenario& scenario, std::uint64_t rounds, Seconds& elapsed) {
+Totals run_scenario(const scenarios::Scenario& scenario, std::uint64_t rounds, Seconds& elapsed) {
     Totals totals;
     const auto start = std::chrono::steady_clock::now();
     for (std::uint64_t seed = 1; seed <= rounds; ++seed) {
@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
     if (arguments.which == Case::switches) {
         totals = run_switches(arguments.rounds, elapsed);
     } else {
-        const sim::Scenario* scenario = sim::find_scenario(arguments.scenario);
+        const scenarios::Scenario* scenario = scenarios::find_scenario(arguments.scenario);
         totals = run_scenario(*scenario, arguments.rounds, elapsed);
     }
     std::printf("{\"case\":\"%s\",\"rounds\":%llu,\"switches\":%llu,\"polls\":%llu,\"seconds\":%.9f}\n",

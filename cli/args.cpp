@@ -1,37 +1,26 @@
 #include "cli/args.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <tuple>
 #include <cstdlib>
 #include <fstream>
 
 namespace moq::cli {
 
-namespace {
-
-std::optional<std::uint64_t> to_number(std::string_view text) {
-    std::uint64_t value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-    return value;
-}
-
-}  // namespace
-
 SeedRange parse_seed_range(std::string_view text, std::string_view what) {
-    const auto dash = text.find('-');
-    const auto first = to_number(text.substr(0, dash));
-    const auto last = dash == std::string_view::npos ? first : to_number(text.substr(dash + 1));
-    if (!first || !last)
-        throw UsageError(std::string(what) + " takes a seed or a range like 1-4, not '" + std::string(text) + "'");
-    if (*last < *first) throw UsageError(std::string(what) + " range '" + std::string(text) + "' runs backwards");
-    if (*last - *first >= 1000000) throw UsageError(std::string(what) + " range '" + std::string(text) + "' is too wide");
-    return SeedRange{*first, *last};
+    const sim::ParsedSeedRange parsed = sim::parse_seed_range(text);
+    if (parsed.range) return *parsed.range;
+    const std::string quoted = "'" + std::string(text) + "'";
+    switch (parsed.problem) {
+        case sim::SeedRangeProblem::backwards: throw UsageError(std::string(what) + " range " + quoted + " runs backwards");
+        case sim::SeedRangeProblem::too_wide: throw UsageError(std::string(what) + " range " + quoted + " is too wide");
+        case sim::SeedRangeProblem::not_a_range: break;
+    }
+    throw UsageError(std::string(what) + " takes a seed or a range like 1-4, not " + quoted);
 }
 
 std::uint64_t parse_count(std::string_view text, std::string_view what, std::uint64_t max) {
-    const auto value = to_number(text);
+    const auto value = sim::parse_whole_number(text);
     if (!value || *value > max)
         throw UsageError(std::string(what) + " takes a whole number up to " + std::to_string(max) + ", not '" +
                          std::string(text) + "'");

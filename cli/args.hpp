@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/seed_range.hpp"
 #include "sim/strategy.hpp"
 
 namespace moq::cli {
@@ -19,11 +20,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-struct SeedRange {
-    std::uint64_t first = 1;
-    std::uint64_t last = 1;
-    [[nodiscard]] std::uint64_t count() const { return last - first + 1; }
-};
+using sim::SeedRange;
 
 // "7" or "1-4".
 SeedRange parse_seed_range(std::string_view text, std::string_view what);

@@ -1,4 +1,4 @@
-#include "sim/scenarios.hpp"
+#include "scenarios/scenarios.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,8 +11,15 @@
 #include "model/resume.hpp"
 #include "model/route.hpp"
 #include "model/track.hpp"
+#include "util/json_quote.hpp"
 
-namespace moq::sim {
+namespace moq::scenarios {
+
+using sim::Executor;
+using sim::Options;
+using sim::Outcome;
+using sim::RunResult;
+using sim::Task;
 
 namespace {
 
@@ -144,7 +151,7 @@ RunResult route_flap_scenario(const Options& options) {
     if (returned < switched) std::iter_swap(switched, returned);
     std::string events;
     for (Event event : order) events += std::to_string(static_cast<int>(event));
-    executor.note("events", "\"order\":\"" + events + "\"");
+    executor.note("events", "\"order\":" + util::json_quote(events));
 
     std::vector<std::string> handed_out;
     bool ended = false;
@@ -215,4 +222,4 @@ const Scenario* find_scenario(std::string_view name) {
     return nullptr;
 }
 
-}  // namespace moq::sim
+}  // namespace moq::scenarios

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "sim/scenarios.hpp"
+#include "scenarios/scenarios.hpp"
 
 using moq::sim::Options;
 using moq::sim::Outcome;
@@ -39,7 +39,7 @@ std::vector<Mode> modes() {
 }  // namespace
 
 TEST_CASE("scenarios_pass_under_every_strategy_and_drive_mode") {
-    for (const moq::sim::Scenario& scenario : moq::sim::scenarios()) {
+    for (const moq::scenarios::Scenario& scenario : moq::scenarios::scenarios()) {
         for (const Mode& mode : modes()) {
             for (std::uint64_t seed = 1; seed <= 20; ++seed) {
                 Options options = mode.options;
@@ -56,7 +56,7 @@ TEST_CASE("scenarios_pass_under_every_strategy_and_drive_mode") {
 }
 
 TEST_CASE("a_scenario_replays_to_the_same_digest") {
-    for (const moq::sim::Scenario& scenario : moq::sim::scenarios()) {
+    for (const moq::scenarios::Scenario& scenario : moq::scenarios::scenarios()) {
         Options options;
         options.seed = 42;
         options.spurious_polls_per_1000 = 100;
@@ -81,7 +81,7 @@ TEST_CASE("schedule_points_switch_tasks_inside_core_walks") {
         options.strategy.preempt_per_1000 = 500;
         moq::sim::Executor probe{options};
         (void)probe;
-        const auto* scenario = moq::sim::find_scenario("route_flap");
+        const auto* scenario = moq::scenarios::find_scenario("route_flap");
         REQUIRE(scenario != nullptr);
         // The scenario keeps no trace of its own; run it and look at the count of
         // preemptions the digest cannot show by rerunning with schedule points off.
