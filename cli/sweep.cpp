@@ -123,7 +123,8 @@ int sweep(const Program& program, int argc, char** argv) {
             std::printf("\n%s: seed %llu case %llu FAILED: %s\n  case: %s\n  replay: %s\n", std::string(suite->name()).c_str(),
                         static_cast<unsigned long long>(seed), static_cast<unsigned long long>(index),
                         outcome.message.c_str(), generated->describe().c_str(), command.c_str());
-            nlohmann::json failure = {{"seed", seed}, {"case", index}, {"message", outcome.message},
+            // cases_run: how many cases this sweep ran up to and including this one.
+            nlohmann::json failure = {{"seed", seed}, {"case", index}, {"cases_run", run}, {"message", outcome.message},
                                       {"digest", outcome.digest}, {"replay", command}};
             if (flags.has("shrink")) {
                 const Shrunk shrunk = shrink(*generated, properties::RunSettings{strategy, false});

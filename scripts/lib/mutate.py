@@ -7,8 +7,10 @@ Usage: mutate.py TEST_PROGRAM REPORT_DIR [--site NAME ...] [--timeout SECONDS]
 The test program lists its sites with --list-sites and switches one off with
 MOQ_MUTANT=NAME. A site is killed when at least one test case fails (or the program
 crashes or times out) with it off. With --sweep, every site is also switched off in a
-short seeded sweep of every suite (moqsim sweep --mutant NAME), and the first failing
-case of each suite is named as a killer too ("resume seed 1 case 37"). Writes REPORT_DIR/mutation.json (the
+short seeded sweep of every suite (moqsim sweep --mutant NAME): for each suite, whether its
+sweep alone kills the site, and its first failing case with the number of cases run until
+it, counted from the first case of the first seed ("resume seed 1 case 37 (38 cases)").
+Prints one summary line a suite ("resume sweep kills 14 sites"). Writes REPORT_DIR/mutation.json (the
 mutation-testing report schema, version 2, which the standard HTML viewer renders) and
 REPORT_DIR/mutation.md. Exits 1 when a site survives without a written reason, 2 on bad
 input.
@@ -22,6 +24,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reports import write_reports  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FAILED_CASE = re.compile(r"^TEST CASE:\s+(.+?)\s*$")
@@ -67,37 +72,44 @@ def run_suite(program, mutant, timeout):
     return {"status": "Survived", "killed_by": [], "reason": "", "ms": ms}
 
 
+SUITES = ["waiter", "gate", "group", "track", "resume"]
+
+
 def run_sweep(moqsim, mutant, cases, timeout):
-    """Kills by the property sweeps: the first failing (suite, seed, case) of each suite."""
+    """The first failing case of each suite's sweep, as {suite: {seed, case, cases_run}}.
+
+    Each suite stops at its first failure, so cases_run is the count to the first failure."""
     with tempfile.TemporaryDirectory() as folder:
         result = os.path.join(folder, "sweep.json")
         try:
             out = subprocess.run([moqsim, "sweep", "--seeds", "1", "--cases", str(cases), "--mutant", mutant,
-                                  "--keep-going", "--json", result], capture_output=True, text=True,
-                                 timeout=timeout, check=False)
+                                  "--json", result], capture_output=True, text=True, timeout=timeout, check=False)
         except subprocess.TimeoutExpired:
-            return [f"sweep (timeout over {timeout} s)"]
+            return {"sweep": {"timeout": timeout}}
         if out.returncode == 2:
             fail(out.stderr.strip())
         if not os.path.exists(result):
-            return [f"sweep (exit {out.returncode})"] if out.returncode != 0 else []
+            return {"sweep": {"exit": out.returncode}} if out.returncode != 0 else {}
         with open(result) as handle:
             report = json.load(handle)
-    killers = []
+    firsts = {}
     for suite in report["suites"]:
         if suite["failures"]:
             first = suite["failures"][0]
-            killers.append(f"{suite['suite']} seed {first['seed']} case {first['case']}")
-    return killers
+            firsts[suite["suite"]] = {"seed": first["seed"], "case": first["case"], "cases_run": first["cases_run"]}
+    return firsts
 
 
-def write_atomically(path, text):
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".mutation-")
-    with os.fdopen(handle, "w") as out:
-        out.write(text)
-    os.replace(temporary, path)
+def sweep_killer(suite, first):
+    if "timeout" in first:
+        return f"{suite} (timeout over {first['timeout']} s)"
+    if "exit" in first:
+        return f"{suite} (exit {first['exit']})"
+    return f"{suite} seed {first['seed']} case {first['case']} ({first['cases_run']} cases)"
+
+
+def sweep_killers(result):
+    return [sweep_killer(suite, first) for suite, first in result.get("swept", {}).items()]
 
 
 def report_json(results, elapsed_ms):
@@ -120,14 +132,14 @@ def report_json(results, elapsed_ms):
             "location": {"start": {"line": site["line"], "column": 1},
                          "end": {"line": site["line"] + 1, "column": 1}},
             "status": "Ignored" if status == "Survived" and site["survivor_reason"] else status,
-            "killedBy": result["killed_by"] + result.get("swept", []),
+            "killedBy": result["killed_by"] + sweep_killers(result),
             "duration": result["ms"],
         }
         reason = result["reason"] or site["survivor_reason"]
         if reason:
             mutant["statusReason"] = reason
         files[path]["mutants"].append(mutant)
-        for name in result["killed_by"] + result.get("swept", []):
+        for name in result["killed_by"] + sweep_killers(result):
             tests[name] = {"id": name, "name": name}
     return json.dumps({
         "schemaVersion": "2",
@@ -140,12 +152,32 @@ def report_json(results, elapsed_ms):
     }, indent=1) + "\n"
 
 
+def suite_cell(result, suite):
+    first = result.get("swept", {}).get(suite)
+    if not first:
+        return "-"
+    if "seed" not in first:
+        return sweep_killer(suite, first).split(" ", 1)[1]
+    return f"{first['cases_run']} (seed {first['seed']} case {first['case']})"
+
+
+def suite_summary(results):
+    """One line a suite: how many sites its sweep alone kills."""
+    lines = []
+    for suite in SUITES:
+        kills = sum(1 for _, result in results if suite in result.get("swept", {}))
+        lines.append(f"{suite} sweep kills {kills} site{'' if kills == 1 else 's'}")
+    return lines
+
+
 def report_markdown(results):
     lines = ["# Mutation report", "",
              "Each site switched off in turn (`MOQ_MUTANT=name`) against the unit tests and a short "
-             "seeded sweep of every property suite.", "",
-             "| site | category | where | verdict | killed by tests | killed by sweeps |",
-             "| --- | --- | --- | --- | --- | --- |"]
+             "seeded sweep of every property suite. A suite's column: the number of sweep cases run "
+             "until its first failure, counted from the first case of the first seed (seed and case "
+             "in brackets); `-` where that suite's sweep alone does not kill the site.", "",
+             "| site | category | where | verdict | killed by tests | " + " | ".join(SUITES) + " |",
+             "| --- | --- | --- | --- | --- | " + " | ".join("---" for _ in SUITES) + " |"]
     for site, result in results:
         verdict = result["status"].lower()
         if result["status"] == "Survived" and site["survivor_reason"]:
@@ -157,9 +189,10 @@ def report_markdown(results):
             killers = site["survivor_reason"] or "**nothing**"
         elif not killers and result["reason"] != "by the sweep":
             killers = result["reason"]
-        swept = ", ".join(result.get("swept", [])) or "-"
+        cells = " | ".join(suite_cell(result, suite) for suite in SUITES)
         lines.append(f"| `{site['name']}` | {site['category']} | {site['file']}:{site['line']} "
-                     f"| {verdict} | {killers} | {swept} |")
+                     f"| {verdict} | {killers or '-'} | {cells} |")
+    lines += ["", "## Per suite", ""] + [f"- {line}" for line in suite_summary(results)]
     return "\n".join(lines) + "\n"
 
 
@@ -203,12 +236,12 @@ def main():
         shown = result["status"].lower()
         if result["status"] == "Survived" and site["survivor_reason"]:
             shown = "survived (explained)"
-        killers = ", ".join((result["killed_by"] + result.get("swept", []))[:2]) or result["reason"]
+        killers = ", ".join((result["killed_by"] + sweep_killers(result))[:2]) or result["reason"]
         print(f"[{number:>2}/{len(sites)}] {site['name']:<{width}}  {shown:<22} {killers}", flush=True)
     elapsed_ms = int((time.monotonic() - started) * 1000)
 
-    write_atomically(os.path.join(args.report_dir, "mutation.json"), report_json(results, elapsed_ms))
-    write_atomically(os.path.join(args.report_dir, "mutation.md"), report_markdown(results))
+    write_reports(args.report_dir, [("mutation.json", report_json(results, elapsed_ms)),
+                                    ("mutation.md", report_markdown(results))])
 
     killed = sum(1 for _, r in results if r["status"] in ("Killed", "Timeout"))
     explained = [s for s, r in results if r["status"] == "Survived" and s["survivor_reason"]]
@@ -216,6 +249,8 @@ def main():
     print(f"mutate: {killed} killed, {len(explained)} survived with a reason, "
           f"{len(unexplained)} survived unexplained, of {len(results)} sites "
           f"({elapsed_ms / 1000:.1f} s); reports in {os.path.relpath(args.report_dir, ROOT)}/")
+    for line in suite_summary(results):
+        print(f"mutate: {line}")
     for site in unexplained:
         print(f"mutate: unexplained survivor {site['name']} ({site['file']}:{site['line']})")
     sys.exit(1 if unexplained else 0)
