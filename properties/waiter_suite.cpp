@@ -1,38 +1,50 @@
-// The waiter suite: WaiterList against a plain model, no simulator. Waiters are created,
-// registered on ten lists (directly or through a clone), dropped, and the lists are
-// drained by take-then-wake, an in-place wake, or a move into a new list. Ten lists is
-// more than a waiter keeps records of, so the scan that backs the records runs too. After every
-// step each list holds exactly the live waiters registered since its last drain, once
-// each; every drain wakes each of those exactly once and never a dropped one.
-#include <algorithm>
+// The waiter suite: WaiterList against oracle/waiter_model, no simulator. Waiters are
+// created, registered on ten lists (directly or through a clone), dropped, and the lists
+// are drained by take-then-wake, an in-place wake, or a move into a new list. Ten lists
+// is more than a waiter keeps records of, so the scan that backs the records runs too.
+// Each step is one command: when it applies (on the model), what it does to the real
+// lists, and what it tells the model; after every step the model hears what each list
+// answers (contains, live, size), and after every drain how often each waker was woken.
 #include <array>
 #include <memory>
-#include <sstream>
-#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "kio/waiter.hpp"
 #include "kio/waiter_list.hpp"
 #include "kio/waker.hpp"
-#include "properties/drive.hpp"
+#include "oracle/waiter_model.hpp"
+#include "properties/case_json.hpp"
 #include "properties/suites.hpp"
 
 namespace moq::properties {
 
 namespace {
 
-enum class Op : std::uint8_t { create, register_on, drop, clone_register, take_then_wake, wake, move };
-constexpr std::array<const char*, 7> op_names{"create", "register", "drop", "clone", "take", "wake", "move"};
+enum class Op : std::uint8_t { unknown, create, register_on, drop, clone_register, take_then_wake, wake, move };
+NLOHMANN_JSON_SERIALIZE_ENUM(Op, {{Op::unknown, nullptr},
+                                  {Op::create, "create"},
+                                  {Op::register_on, "register"},
+                                  {Op::drop, "drop"},
+                                  {Op::clone_register, "clone"},
+                                  {Op::take_then_wake, "take"},
+                                  {Op::wake, "wake"},
+                                  {Op::move, "move"}})
+
 constexpr std::size_t list_count = 10;
+constexpr std::uint32_t pick_limit = 256;
 
 struct Step {
     Op op = Op::create;
-    std::uint8_t pick = 0;  // which waiter, modulo the number created
-    std::uint8_t list = 0;
+    std::uint32_t waiter = 0;  // which waiter, modulo the number created
+    std::uint32_t list = 0;
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Step, op, waiter, list)
 
 struct WaiterCase {
     std::vector<Step> steps;
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WaiterCase, steps)
 
 // A waker that counts its wakes. It outlives every waker made from it.
 class Counter {
@@ -49,14 +61,94 @@ private:
     int wakes_ = 0;
 };
 
-struct Slot {
-    std::unique_ptr<Counter> counter = std::make_unique<Counter>();
-    std::unique_ptr<kio::Waiter> waiter;
-    std::array<bool, list_count> registered{};  // model: in that list since its last drain
-    int expected_wakes = 0;
+// The real system: the lists, and each waiter with the counter its waker wakes.
+struct System {
+    struct Slot {
+        std::unique_ptr<Counter> counter = std::make_unique<Counter>();
+        std::unique_ptr<kio::Waiter> waiter;
+    };
+    std::array<kio::WaiterList, list_count> lists;
+    std::vector<Slot> slots;
 };
 
-// FNV-1a, 64 bits.
+// After a drain of `list`: every waker's count of wakes, for the model to judge (K6).
+void report_wakes(const System& system, oracle::WaiterModel& model, std::size_t list) {
+    model.drained(list);
+    for (std::size_t i = 0; i < system.slots.size(); ++i) model.woken(i, system.slots[i].counter->wakes());
+}
+
+// The commands. Each returns false when its precondition does not hold (the step is
+// then skipped, as a shrunk case may leave it without a waiter to act on).
+bool create(System& system, oracle::WaiterModel& model, const Step&) {
+    System::Slot& slot = system.slots.emplace_back();
+    slot.waiter = std::make_unique<kio::Waiter>(slot.counter->waker());
+    model.created();
+    return true;
+}
+
+bool register_on(System& system, oracle::WaiterModel& model, const Step& step) {
+    const auto waiter = model.live_waiter(step.waiter);
+    if (!waiter) return false;
+    system.slots[*waiter].waiter->register_on(system.lists[step.list]);
+    model.registered(*waiter, step.list);
+    return true;
+}
+
+// A clone registers for the original: same identity, one entry (K2, K4).
+bool clone_register(System& system, oracle::WaiterModel& model, const Step& step) {
+    const auto waiter = model.live_waiter(step.waiter);
+    if (!waiter) return false;
+    const kio::Waiter clone = *system.slots[*waiter].waiter;
+    clone.register_on(system.lists[step.list]);
+    model.registered(*waiter, step.list);
+    return true;
+}
+
+bool drop(System& system, oracle::WaiterModel& model, const Step& step) {
+    const auto waiter = model.live_waiter(step.waiter);
+    if (!waiter) return false;
+    system.slots[*waiter].waiter.reset();
+    model.dropped(*waiter);
+    return true;
+}
+
+bool take_then_wake(System& system, oracle::WaiterModel& model, const Step& step) {
+    kio::WaiterList taken = system.lists[step.list].take();
+    model.took(step.list, system.lists[step.list].empty());
+    taken.wake();
+    report_wakes(system, model, step.list);
+    return true;
+}
+
+bool wake(System& system, oracle::WaiterModel& model, const Step& step) {
+    system.lists[step.list].wake();
+    report_wakes(system, model, step.list);
+    return true;
+}
+
+bool move(System& system, oracle::WaiterModel& model, const Step& step) {
+    kio::WaiterList moved = std::move(system.lists[step.list]);
+    system.lists[step.list] = kio::WaiterList();
+    moved.wake();
+    report_wakes(system, model, step.list);
+    return true;
+}
+
+using Command = bool (*)(System&, oracle::WaiterModel&, const Step&);
+constexpr std::array<Command, 8> commands{nullptr, &create, &register_on, &drop, &clone_register,
+                                          &take_then_wake, &wake, &move};
+
+// What every list answers, after every step (K4, K7).
+void report_contents(const System& system, oracle::WaiterModel& model) {
+    for (std::size_t list = 0; list < list_count; ++list) {
+        const kio::WaiterList& real = system.lists[list];
+        for (std::size_t i = 0; i < system.slots.size(); ++i)
+            if (system.slots[i].waiter) model.holds(list, i, real.contains(*system.slots[i].waiter));
+        model.counted(list, real.live(), real.size());
+    }
+}
+
+// FNV-1a, 64 bits, over each step and the wakes it caused.
 class Digest {
 public:
     void add(std::uint64_t value) {
@@ -71,130 +163,48 @@ private:
     std::uint64_t hash_ = 0xcbf29ce484222325ull;
 };
 
-class Run {
-public:
-    explicit Run(bool keep_trace) : keep_trace_(keep_trace) {}
+std::string trace_line(std::size_t index, const Step& step, bool applied, const System& system) {
+    nlohmann::ordered_json line{{"step", index}, {"event", step.op}};
+    const bool picks = step.op == Op::register_on || step.op == Op::clone_register || step.op == Op::drop;
+    if (picks && applied) line["waiter"] = step.waiter % system.slots.size();
+    line["list"] = step.list;
+    line["live"] = system.lists[step.list].live();
+    return line.dump();
+}
 
-    void apply(std::size_t index, const Step& step) {
-        digest_.add(static_cast<std::uint64_t>(step.op) << 16 | std::uint64_t{step.pick} << 8 | step.list);
-        Slot* slot = slots_.empty() ? nullptr : &slots_[step.pick % slots_.size()];
-        const std::size_t which = slot ? static_cast<std::size_t>(slot - slots_.data()) : 0;
-        kio::WaiterList& list = lists_[step.list];
-        switch (step.op) {
-            case Op::create:
-                slots_.emplace_back();
-                slots_.back().waiter = std::make_unique<kio::Waiter>(slots_.back().counter->waker());
-                break;
-            case Op::register_on:
-                if (slot && slot->waiter) {
-                    slot->waiter->register_on(list);
-                    slot->registered[step.list] = true;
-                }
-                break;
-            case Op::clone_register:
-                // A clone registers for the original: same identity, one entry.
-                if (slot && slot->waiter) {
-                    const kio::Waiter clone = *slot->waiter;
-                    clone.register_on(list);
-                    slot->registered[step.list] = true;
-                }
-                break;
-            case Op::drop:
-                if (slot) slot->waiter.reset();
-                break;
-            case Op::take_then_wake: {
-                kio::WaiterList taken = list.take();
-                if (!list.empty()) fail("take() left entries in list " + std::to_string(step.list));
-                taken.wake();
-                drained(step.list);
-                break;
-            }
-            case Op::wake:
-                list.wake();
-                drained(step.list);
-                break;
-            case Op::move: {
-                kio::WaiterList moved = std::move(list);
-                list = kio::WaiterList();
-                moved.wake();
-                drained(step.list);
-                break;
-            }
-        }
-        if (keep_trace_) {
-            std::ostringstream line;
-            line << "{\"step\":" << index << ",\"event\":\"" << op_names[static_cast<std::size_t>(step.op)] << "\"";
-            const bool picks = step.op == Op::register_on || step.op == Op::clone_register || step.op == Op::drop;
-            if (picks && slot) line << ",\"waiter\":" << which;
-            line << ",\"list\":" << int{step.list} << ",\"live\":" << lists_[step.list].live() << "}";
-            trace_.push_back(line.str());
-        }
-        check_contents();
+CaseOutcome run_case(const WaiterCase& value, const RunSettings& settings) {
+    System system;
+    oracle::WaiterModel model{list_count};
+    Digest digest;
+    CaseOutcome outcome;
+    for (std::size_t i = 0; i < value.steps.size() && model.violation().empty(); ++i) {
+        const Step& step = value.steps[i];
+        digest.add(static_cast<std::uint64_t>(step.op) << 16 | std::uint64_t{step.waiter} << 8 | step.list);
+        const bool applied = commands[static_cast<std::size_t>(step.op)](system, model, step);
+        if (settings.keep_trace) outcome.trace.push_back(trace_line(i, step, applied, system));
+        report_contents(system, model);
     }
-
-    // Drains every list, as a last step.
-    void finish() {
-        for (std::size_t list = 0; list < list_count; ++list) {
-            lists_[list].take().wake();
-            drained(list);
-        }
+    // Last, every list is drained once more.
+    for (std::size_t list = 0; list < list_count && model.violation().empty(); ++list) {
+        system.lists[list].take().wake();
+        report_wakes(system, model, list);
     }
+    for (const System::Slot& slot : system.slots) digest.add(static_cast<std::uint64_t>(slot.counter->wakes()));
+    outcome.ok = model.violation().empty();
+    outcome.message = model.violation();
+    outcome.digest = digest.value();
+    outcome.steps = value.steps.size();
+    return outcome;
+}
 
-    [[nodiscard]] const std::string& violation() const { return violation_; }
-    [[nodiscard]] std::uint64_t digest() const { return digest_.value(); }
-    [[nodiscard]] std::vector<std::string> take_trace() { return std::move(trace_); }
-
-private:
-    void fail(const std::string& found) {
-        if (violation_.empty()) violation_ = found;
-    }
-
-    // After `list` was drained and woken: each live waiter registered there was woken
-    // once, and nothing else.
-    void drained(std::size_t list) {
-        for (std::size_t i = 0; i < slots_.size(); ++i) {
-            Slot& slot = slots_[i];
-            if (slot.registered[list] && slot.waiter) ++slot.expected_wakes;
-            slot.registered[list] = false;
-            const int wakes = slot.counter->wakes();
-            digest_.add(static_cast<std::uint64_t>(wakes));
-            if (wakes == slot.expected_wakes) continue;
-            if (!slot.waiter && wakes > slot.expected_wakes)
-                fail("waiter " + std::to_string(i) + " was woken after it was dropped (a dead entry was woken)");
-            else
-                fail("waiter " + std::to_string(i) + " was woken " + std::to_string(wakes) + " times, expected " +
-                     std::to_string(slot.expected_wakes));
-        }
-    }
-
-    // Each list holds exactly the live waiters registered since its last drain, once.
-    void check_contents() {
-        for (std::size_t list = 0; list < list_count; ++list) {
-            std::size_t expected = 0;
-            for (std::size_t i = 0; i < slots_.size(); ++i) {
-                const Slot& slot = slots_[i];
-                if (!slot.waiter) continue;
-                if (slot.registered[list]) ++expected;
-                if (lists_[list].contains(*slot.waiter) != slot.registered[list])
-                    fail("list " + std::to_string(list) + (slot.registered[list] ? " lost" : " holds") + " waiter " +
-                         std::to_string(i));
-            }
-            if (lists_[list].live() != expected)
-                fail("list " + std::to_string(list) + " holds " + std::to_string(lists_[list].live()) +
-                     " live entries for " + std::to_string(expected) + " registered waiters" +
-                     (lists_[list].live() > expected ? " (a duplicate live entry)" : ""));
-            if (lists_[list].size() < lists_[list].live())
-                fail("list " + std::to_string(list) + " counts more live entries than entries");
-        }
-    }
-
-    bool keep_trace_;
-    std::array<kio::WaiterList, list_count> lists_;
-    std::vector<Slot> slots_;
-    Digest digest_;
-    std::string violation_;
-    std::vector<std::string> trace_;
-};
+std::string describe_step(const Step& step) {
+    const std::string name = nlohmann::json(step.op).get<std::string>();
+    if (step.op == Op::register_on || step.op == Op::clone_register)
+        return name + "(" + std::to_string(step.waiter) + "," + std::to_string(step.list) + ")";
+    if (step.op == Op::drop) return name + "(" + std::to_string(step.waiter) + ")";
+    if (step.op == Op::create) return name;
+    return name + "(" + std::to_string(step.list) + ")";
+}
 
 struct Traits {
     static rc::Gen<WaiterCase> generator() {
@@ -207,64 +217,32 @@ struct Traits {
                                                                   {1, Op::wake},
                                                                   {2, Op::move}})),
             // Two hot waiters register on many lists, past what an identity keeps records of.
-            rc::gen::set(&Step::pick, rc::gen::weightedOneOf<std::uint8_t>({{4, rc::gen::inRange<std::uint8_t>(0, 2)},
-                                                                            {1, rc::gen::inRange<std::uint8_t>(0, 64)}})),
-            rc::gen::set(&Step::list, rc::gen::inRange<std::uint8_t>(0, static_cast<std::uint8_t>(list_count))));
+            rc::gen::set(&Step::waiter, rc::gen::weightedOneOf<std::uint32_t>(
+                                            {{4, rc::gen::inRange<std::uint32_t>(0, 2)},
+                                             {1, rc::gen::inRange<std::uint32_t>(0, 64)}})),
+            rc::gen::set(&Step::list, rc::gen::inRange<std::uint32_t>(0, list_count)));
         return rc::gen::build<WaiterCase>(
             rc::gen::set(&WaiterCase::steps, rc::gen::container<std::vector<Step>>(step)));
     }
 
-    static CaseOutcome run(const WaiterCase& value, const RunSettings& settings) {
-        Run run{settings.keep_trace};
-        for (std::size_t i = 0; i < value.steps.size(); ++i) run.apply(i, value.steps[i]);
-        run.finish();
-        CaseOutcome outcome;
-        outcome.ok = run.violation().empty();
-        outcome.message = run.violation();
-        outcome.digest = run.digest();
-        outcome.steps = value.steps.size();
-        outcome.trace = run.take_trace();
-        return outcome;
-    }
+    static CaseOutcome run(const WaiterCase& value, const RunSettings& settings) { return run_case(value, settings); }
 
-    static nlohmann::json to_json(const WaiterCase& value) {
-        nlohmann::json steps = nlohmann::json::array();
-        for (const Step& step : value.steps)
-            steps.push_back({op_names[static_cast<std::size_t>(step.op)], step.pick, step.list});
-        return {{"steps", steps}};
-    }
+    static nlohmann::json to_json(const WaiterCase& value) { return value; }
 
     static WaiterCase from_json(const nlohmann::json& json) {
-        if (!json.is_object()) throw std::invalid_argument("a waiter case is an object");
-        WaiterCase value;
-        for (const nlohmann::json& step : require_array(json, "steps")) {
-            if (!step.is_array() || step.size() != 3 || !step[0].is_string())
-                throw std::invalid_argument("a step is [name, waiter, list]");
-            Step parsed;
-            const auto name = step[0].get<std::string>();
-            const auto found = std::find(op_names.begin(), op_names.end(), name);
-            if (found == op_names.end()) throw std::invalid_argument("unknown step '" + name + "'");
-            parsed.op = static_cast<Op>(found - op_names.begin());
-            parsed.pick = require_small(step[1], 255, "waiter");
-            parsed.list = require_small(step[2], list_count - 1, "list");
-            value.steps.push_back(parsed);
+        auto value = read_case<WaiterCase>(json, "waiter");
+        for (const Step& step : value.steps) {
+            require_known(step.op, Op::unknown, "waiter step");
+            require_below(step.waiter, pick_limit, "waiter");
+            require_below(step.list, list_count, "list");
         }
         return value;
     }
 
     static std::string describe(const WaiterCase& value) {
-        std::ostringstream out;
-        out << value.steps.size() << " steps:";
-        for (const Step& step : value.steps) {
-            out << " " << op_names[static_cast<std::size_t>(step.op)];
-            if (step.op == Op::register_on || step.op == Op::clone_register)
-                out << "(" << int{step.pick} << "," << int{step.list} << ")";
-            else if (step.op == Op::drop)
-                out << "(" << int{step.pick} << ")";
-            else if (step.op != Op::create)
-                out << "(" << int{step.list} << ")";
-        }
-        return out.str();
+        std::string out = std::to_string(value.steps.size()) + " steps:";
+        for (const Step& step : value.steps) out += " " + describe_step(step);
+        return out;
     }
 };
 
@@ -272,7 +250,7 @@ struct Traits {
 
 const Suite& waiter_suite() {
     static const TypedSuite<WaiterCase, Traits> suite{
-        "waiter", "WaiterList registrations, clones, drops and drains against a plain model", 3000};
+        "waiter", "WaiterList registrations, clones, drops and drains against the waiter model", 3000};
     return suite;
 }
 
