@@ -52,6 +52,8 @@ public:
     // takes or drops it at its next poll.
     std::optional<std::string> holding(std::uint64_t sequence);
     void polled() { held_.reset(); }
+    // Whether the reader is parked holding a peek of `sequence`, not yet aborted.
+    [[nodiscard]] bool watching(std::uint64_t sequence) const { return held_ == sequence && live(sequence); }
 
     // With no task runnable and no deadline pending: a violation if the reader is owed
     // an answer it was never woken for.

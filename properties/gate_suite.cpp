@@ -47,6 +47,11 @@ struct World {
     void fail(std::optional<std::string> found) {
         if (found && violation.empty()) violation = *found;
     }
+    // The shared idle-path checks, under their rules: a poll from a new task (I6), a
+    // re-poll nothing woke (I1).
+    void fail_idle(std::optional<std::string> found) {
+        if (found) fail((found->find("new task") != std::string::npos ? "I6: " : "I1: ") + *found);
+    }
 };
 
 kio::Duration wait_of(std::uint8_t value) { return (value % 10 + 1) * 10ms; }
@@ -169,7 +174,7 @@ public:
         // An idle answer stands for the last look: nothing it registered on may have
         // changed since, nor the reader's target.
         if (checks_.idle(walks_)) world_.fail(world_.oracle.idle_answer());
-        world_.fail(checks_.end(task_, answer.is_pending(), armed, walks_, changed, true, answer.is_pending(),
+        world_.fail_idle(checks_.end(task_, answer.is_pending(), armed, walks_, changed, true, answer.is_pending(),
                                 world_.mailbox.posted()));
         // A Ready read: the next waits for a higher value. No disarm: a Ready walk leaves
         // the gate unarmed.

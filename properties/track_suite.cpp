@@ -8,7 +8,9 @@
 // ends (safety), that an answer the gate gives without walking is still right, whether
 // a parked reader has something to read once the system is quiet (liveness), and the
 // reader's walks are checked against its wakes (efficiency).
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -38,14 +40,20 @@ struct World {
 
     model::TrackProducer producer;
     std::map<std::uint64_t, model::GroupProducer> groups;
+    std::vector<std::uint64_t> landings;  // sequences in landing order
     // Floors for the reader to raise; an empty post only wakes its task, as another
     // future of the same task would.
     Mailbox<std::optional<std::uint64_t>> mailbox;
     oracle::TrackModel oracle;
+    std::function<std::uint64_t()> reader_wakes;  // the wakes the reader's task got so far
     std::string violation;
 
     void fail(std::optional<std::string> found) {
         if (found && violation.empty()) violation = *found;
+    }
+    // A check that does not name its rule: prefixed with `rule`.
+    void fail_as(const char* rule, std::optional<std::string> found) {
+        if (found) fail(std::string(rule) + ": " + *found);
     }
 };
 
@@ -60,7 +68,10 @@ struct Create {
     static void run(World& world, std::uint8_t sequence, sim::Task&) {
         auto created = world.producer.create_group(sequence);
         const bool accepted = std::holds_alternative<model::GroupProducer>(created);
-        if (accepted) world.groups.emplace(sequence, std::get<model::GroupProducer>(std::move(created)));
+        if (accepted) {
+            world.groups.emplace(sequence, std::get<model::GroupProducer>(std::move(created)));
+            world.landings.push_back(sequence);
+        }
         if (world.oracle.create(sequence) != accepted)
             world.fail(std::string("T1: the track ") + (accepted ? "accepted" : "refused") + " group " +
                        std::to_string(sequence) + " against the model");
@@ -100,14 +111,23 @@ struct Abort {
     }
 };
 
-// A group that landed is aborted by its own producer, before or after the reader peeked it.
+// A group that landed is aborted by its own producer, before or after the reader peeked
+// it: one of the four latest landings (0: the latest), so a recent peek is often hit.
 struct AbortGroup {
     static constexpr const char* name = "abort_group";
     static constexpr bool has_argument = true;
-    static bool applies(const World& world, std::uint8_t sequence) { return world.oracle.landed(sequence); }
-    static void run(World& world, std::uint8_t sequence, sim::Task&) {
+    static bool applies(const World& world, std::uint8_t) { return !world.landings.empty(); }
+    static void run(World& world, std::uint8_t back, sim::Task&) {
+        const std::size_t newest = world.landings.size() - 1;
+        const std::uint64_t sequence = world.landings[newest - std::min<std::size_t>(back % 4, newest)];
+        const bool watched = world.oracle.watching(sequence);
+        const std::uint64_t wakes = world.reader_wakes();
         world.groups.at(sequence).abort(model::Error::cancel);
-        world.oracle.abort_group(sequence);
+        if (watched && world.reader_wakes() == wakes)
+            world.fail("T10: aborting group " + std::to_string(sequence) +
+                       ", which the reader parked holding a peek of and watching, did not wake it");
+        if (!world.oracle.abort_group(sequence))
+            world.fail("T6: the model has no group " + std::to_string(sequence) + " to abort");
     }
 };
 
@@ -147,7 +167,8 @@ using Commands = CommandTable<World, Create, Finish, FinishAt, Abort, AbortGroup
 
 struct Step {
     std::uint8_t command = 0;   // an index into Commands
-    std::uint8_t sequence = 0;  // create, finish_at, raise, abort_group: the sequence; advance: tens of ms
+    std::uint8_t sequence = 0;  // create, finish_at, raise: the sequence; abort_group: how far back
+                                // from the latest landing; advance: tens of ms
 };
 
 struct TrackCase {
@@ -205,7 +226,7 @@ public:
         }
         const TrackAnswer answer = answer_of(peek);
         const bool holds = hold_ && answer.kind == TrackAnswer::Kind::group && held_ != answer.sequence;
-        world_.fail(checks_.end(task, peek.is_pending() || holds, cursor_.gate_armed(), walks, raised, gated,
+        world_.fail_as("T11", checks_.end(task, peek.is_pending() || holds, cursor_.gate_armed(), walks, raised, gated,
                                 peek.is_pending(), world_.mailbox.posted()));
         if (peek.is_pending()) return kio::Poll<TrackAnswer>::pending();
         if (holds) {
@@ -256,7 +277,7 @@ struct Traits {
                                                                                 {2, Commands::index_of<Finish>()},
                                                                                 {4, Commands::index_of<FinishAt>()},
                                                                                 {1, Commands::index_of<Abort>()},
-                                                                                {6, Commands::index_of<AbortGroup>()},
+                                                                                {8, Commands::index_of<AbortGroup>()},
                                                                                 {8, Commands::index_of<Raise>()},
                                                                                 {5, Commands::index_of<Poke>()},
                                                                                 {4, Commands::index_of<Yield>()},
@@ -266,7 +287,7 @@ struct Traits {
             rc::gen::set(&TrackCase::steps, rc::gen::container<std::vector<Step>>(step)),
             rc::gen::set(&TrackCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
             rc::gen::set(&TrackCase::floor, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 2}, {1, 4}})),
-            rc::gen::set(&TrackCase::hold, rc::gen::weightedElement<bool>({{3, false}, {1, true}})),
+            rc::gen::set(&TrackCase::hold, rc::gen::element(false, true)),
             rc::gen::set(&TrackCase::drive, drive_generator()),
             rc::gen::set(&TrackCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
     }
@@ -283,7 +304,9 @@ struct Traits {
         });
 
         std::optional<Reader> reader;
-        const std::uint32_t reader_task = executor.spawn("reader", [&](sim::Task& task) {
+        std::uint32_t reader_task = 0;
+        world.reader_wakes = [&] { return executor.task_stats(reader_task).wakes; };
+        reader_task = executor.spawn("reader", [&](sim::Task& task) {
             reader.emplace(world, value);
             for (;;) {
                 const TrackAnswer got =
