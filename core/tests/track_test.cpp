@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <string>
 #include <variant>
 
@@ -234,4 +235,22 @@ TEST_CASE_FIXTURE(OneTrack, "t10_watching_a_held_peek_wakes_when_a_group_lands")
     create(2);
     CHECK(task.wakes() == 1);
     CHECK(take_next(cursor, waiter) == 2);
+}
+
+TEST_CASE("t7_a_track_whose_producer_went_away_answers_dropped_after_its_groups") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    auto producer = std::make_unique<TrackProducer>();
+    TrackCursor cursor = producer->consume().cursor(Walk::arrival);
+    REQUIRE(std::holds_alternative<GroupProducer>(producer->create_group(3)));
+    CHECK(take_next(cursor, waiter) == 3);
+    REQUIRE(std::holds_alternative<GroupProducer>(producer->create_group(1)));
+    CHECK(take_next(cursor, waiter) == 1);
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    producer.reset();
+    CHECK(task.wakes() == 1);  // T10: the producer going away wakes a parked cursor
+    auto peek = cursor.poll_peek(waiter);
+    REQUIRE(peek.is_ready());
+    REQUIRE(peek.value().is_error());
+    CHECK(peek.value().error() == Error::dropped);
 }
