@@ -26,9 +26,8 @@ bool TrackModel::create(std::uint64_t sequence) {
 
 // T2: once, not after an abort, and never below one past the newest group.
 bool TrackModel::finish_at(std::optional<std::uint64_t> final_sequence) {
-    const std::uint64_t past_newest = groups_.empty() ? 0 : *groups_.rbegin() + 1;
-    if (final_ || abort_ || (final_sequence && *final_sequence < past_newest)) return false;
-    final_ = final_sequence.value_or(past_newest);
+    if (final_ || abort_ || (final_sequence && *final_sequence < past_newest())) return false;
+    final_ = final_sequence.value_or(past_newest());
     changed();
     return true;
 }
@@ -84,6 +83,9 @@ TrackAnswer TrackModel::expected() const {
         next.error = *abort_;
     } else if (final_ && (walk_ == model::Walk::arrival || *final_ <= floor_ || nothing_can_land_from_floor())) {
         next.kind = TrackAnswer::Kind::end;
+    } else if (dropped_) {
+        next.kind = TrackAnswer::Kind::error;
+        next.error = model::Error::dropped;
     }
     return next;
 }

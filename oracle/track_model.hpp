@@ -36,6 +36,13 @@ public:
     bool create(std::uint64_t sequence);
     bool finish_at(std::optional<std::uint64_t> final_sequence);
     void abort(model::Error error);
+    // The producer went away without an end or an abort (T7).
+    void dropped() {
+        dropped_ = true;
+        if (!abort_) changed();  // an aborted track is closed already
+    }
+    // One past the newest sequence: where append_group creates (T1).
+    [[nodiscard]] std::uint64_t past_newest() const { return groups_.empty() ? 0 : *groups_.rbegin() + 1; }
     // A landed group's own producer aborted it (T6). False if no such group landed.
     bool abort_group(std::uint64_t sequence);
 
@@ -47,6 +54,8 @@ public:
 
     // What the reader got; each returns a violation (starting with its rule id), if any.
     std::optional<std::string> took(std::uint64_t sequence);
+    // Skipped after a peek: moves on as a take does (T9).
+    std::optional<std::string> skipped(std::uint64_t sequence) { return took(sequence); }
     std::optional<std::string> stopped(const TrackAnswer& got);
     // The reader parks holding a peek of `sequence` (watching the cursor, T10); it
     // takes or drops it at its next poll.
@@ -77,6 +86,7 @@ private:
     std::vector<std::uint64_t> arrival_;  // sequences in landing order
     std::optional<std::uint64_t> final_;
     std::optional<model::Error> abort_;
+    bool dropped_ = false;
     std::uint64_t floor_;
     std::size_t position_ = 0;  // arrival walks: the next landing to look at
     bool stopped_ = false;

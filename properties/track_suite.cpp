@@ -1,7 +1,8 @@
 // The track suite: a TrackProducer written by a driver task (groups created at
-// generated sequences, finish, finish_at, abort, groups aborted after they landed,
-// time), read by one task through a TrackCursor in arrival or sequence order, peeking
-// and taking, or parking once with each new peek in hand (watching the cursor). The driver asks the
+// generated sequences or appended, finish, finish_at, abort, the producer dropped,
+// groups aborted after they landed, time), read by one task through a TrackCursor in arrival or sequence order, peeking
+// and taking or skipping, or parking once with each new peek in hand (watching the
+// cursor). The driver asks the
 // reader to raise its floor while it reads (its own change: a disarm point) or pokes its
 // task (a wake from another future, which the gate must ride out without walking). A
 // plain model of the track says which group each take must hand out and how the walk
@@ -33,17 +34,24 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// What the driver asks of the reader: its own changes, applied at its next poll.
+struct Post {
+    enum class Kind : std::uint8_t { raise, skip, poke } kind = Kind::poke;
+    std::uint64_t floor = 0;
+};
+
 // The driver's world: the track, the producers of the groups that landed (kept, so a
 // group can be aborted after it landed), the reader's mailbox and the model.
 struct World {
     World(model::Walk walk, std::uint64_t floor) : oracle(walk, floor) {}
 
-    model::TrackProducer producer;
+    std::optional<model::TrackProducer> producer{std::in_place};  // until the Drop command
+    model::TrackConsumer consumer = producer->consume();
     std::map<std::uint64_t, model::GroupProducer> groups;
     std::vector<std::uint64_t> landings;  // sequences in landing order
     // Floors for the reader to raise; an empty post only wakes its task, as another
     // future of the same task would.
-    Mailbox<std::optional<std::uint64_t>> mailbox;
+    Mailbox<Post> mailbox;
     oracle::TrackModel oracle;
     std::function<std::uint64_t()> reader_wakes;  // the wakes the reader's task got so far
     std::string violation;
@@ -61,29 +69,59 @@ kio::Duration advance_of(std::uint8_t n) { return (n % 10 + 1) * 10ms; }
 
 // The commands, one operation each: whether it applies to the model's state, and what it
 // does to the track and tells the model (which checks the track's answer).
+// What the track answered a create, told to the model (T1).
+void landed(World& world, std::uint64_t sequence, std::variant<model::GroupProducer, model::Error> created) {
+    const bool accepted = std::holds_alternative<model::GroupProducer>(created);
+    if (accepted) {
+        world.groups.emplace(sequence, std::get<model::GroupProducer>(std::move(created)));
+        world.landings.push_back(sequence);
+    }
+    if (world.oracle.create(sequence) != accepted)
+        world.fail(std::string("T1: the track ") + (accepted ? "accepted" : "refused") + " group " +
+                   std::to_string(sequence) + " against the model");
+}
+
 struct Create {
     static constexpr const char* name = "create";
     static constexpr bool has_argument = true;
-    static bool applies(const World&, std::uint8_t) { return true; }
+    static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
     static void run(World& world, std::uint8_t sequence, sim::Task&) {
-        auto created = world.producer.create_group(sequence);
-        const bool accepted = std::holds_alternative<model::GroupProducer>(created);
-        if (accepted) {
-            world.groups.emplace(sequence, std::get<model::GroupProducer>(std::move(created)));
-            world.landings.push_back(sequence);
-        }
-        if (world.oracle.create(sequence) != accepted)
-            world.fail(std::string("T1: the track ") + (accepted ? "accepted" : "refused") + " group " +
-                       std::to_string(sequence) + " against the model");
+        landed(world, sequence, world.producer->create_group(sequence));
+    }
+};
+
+// One past the newest sequence (T1).
+struct Append {
+    static constexpr const char* name = "append";
+    static constexpr bool has_argument = false;
+    static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
+    static void run(World& world, std::uint8_t, sim::Task&) {
+        const std::uint64_t sequence = world.oracle.past_newest();
+        auto created = world.producer->append_group();
+        if (const auto* group = std::get_if<model::GroupProducer>(&created); group && group->sequence() != sequence)
+            world.fail("T1: append_group created group " + std::to_string(group->sequence()) + ", the model expected " +
+                       std::to_string(sequence));
+        landed(world, sequence, std::move(created));
+    }
+};
+
+// The producer goes away without an end or an abort (T7: cursors answer dropped).
+struct Drop {
+    static constexpr const char* name = "drop";
+    static constexpr bool has_argument = false;
+    static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
+    static void run(World& world, std::uint8_t, sim::Task&) {
+        world.producer.reset();
+        world.oracle.dropped();
     }
 };
 
 struct Finish {
     static constexpr const char* name = "finish";
     static constexpr bool has_argument = false;
-    static bool applies(const World&, std::uint8_t) { return true; }
+    static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
     static void run(World& world, std::uint8_t, sim::Task&) {
-        const bool accepted = !world.producer.finish();
+        const bool accepted = !world.producer->finish();
         if (world.oracle.finish_at(std::nullopt) != accepted)
             world.fail(std::string("T2: the track ") + (accepted ? "accepted" : "refused") + " finish against the model");
     }
@@ -92,9 +130,9 @@ struct Finish {
 struct FinishAt {
     static constexpr const char* name = "finish_at";
     static constexpr bool has_argument = true;
-    static bool applies(const World&, std::uint8_t) { return true; }
+    static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
     static void run(World& world, std::uint8_t sequence, sim::Task&) {
-        const bool accepted = !world.producer.finish_at(sequence);
+        const bool accepted = !world.producer->finish_at(sequence);
         if (world.oracle.finish_at(sequence) != accepted)
             world.fail(std::string("T2: the track ") + (accepted ? "accepted" : "refused") + " finish_at(" +
                        std::to_string(sequence) + ") against the model");
@@ -104,9 +142,9 @@ struct FinishAt {
 struct Abort {
     static constexpr const char* name = "abort";
     static constexpr bool has_argument = false;
-    static bool applies(const World&, std::uint8_t) { return true; }
+    static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
     static void run(World& world, std::uint8_t, sim::Task&) {
-        world.producer.abort(model::Error::cancel);
+        world.producer->abort(model::Error::cancel);
         world.oracle.abort(model::Error::cancel);
     }
 };
@@ -135,14 +173,22 @@ struct Raise {
     static constexpr const char* name = "raise";
     static constexpr bool has_argument = true;
     static bool applies(const World&, std::uint8_t) { return true; }
-    static void run(World& world, std::uint8_t sequence, sim::Task&) { world.mailbox.post(sequence); }
+    static void run(World& world, std::uint8_t sequence, sim::Task&) { world.mailbox.post(Post{Post::Kind::raise, sequence}); }
 };
 
 struct Poke {
     static constexpr const char* name = "poke";
     static constexpr bool has_argument = false;
     static bool applies(const World&, std::uint8_t) { return true; }
-    static void run(World& world, std::uint8_t, sim::Task&) { world.mailbox.post(std::nullopt); }
+    static void run(World& world, std::uint8_t, sim::Task&) { world.mailbox.post(Post{}); }
+};
+
+// The reader skips the next group it peeks instead of taking it (T9).
+struct Skip {
+    static constexpr const char* name = "skip";
+    static constexpr bool has_argument = false;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World& world, std::uint8_t, sim::Task&) { world.mailbox.post(Post{Post::Kind::skip, 0}); }
 };
 
 struct Yield {
@@ -163,7 +209,8 @@ struct Advance {
     }
 };
 
-using Commands = CommandTable<World, Create, Finish, FinishAt, Abort, AbortGroup, Raise, Poke, Yield, Advance>;
+using Commands =
+    CommandTable<World, Create, Append, Finish, FinishAt, Abort, Drop, AbortGroup, Raise, Skip, Poke, Yield, Advance>;
 
 struct Step {
     std::uint8_t command = 0;   // an index into Commands
@@ -206,7 +253,7 @@ TrackAnswer answer_of(const kio::Poll<model::Next<const model::Peek*>>& peek) {
 class Reader {
 public:
     Reader(World& world, const TrackCase& value)
-        : world_(world), hold_(value.hold), walk_(value.walk), cursor_(world.producer.consume().cursor(value.walk, value.floor)) {}
+        : world_(world), hold_(value.hold), walk_(value.walk), cursor_(world.consumer.cursor(value.walk, value.floor)) {}
 
     kio::Poll<TrackAnswer> poll(sim::Task& task, const kio::Waiter& waiter) {
         checks_.begin(task, cursor_.walk_counter().walks, world_.mailbox.posted());
@@ -236,7 +283,7 @@ public:
             cursor_.watch(waiter);
             return kio::Poll<TrackAnswer>::pending();
         }
-        if (answer.kind == TrackAnswer::Kind::group) take(answer.sequence);
+        if (answer.kind == TrackAnswer::Kind::group) skips_ > 0 ? skip(answer.sequence) : take(answer.sequence);
         return answer;
     }
 
@@ -245,10 +292,11 @@ public:
 private:
     bool apply_posts(const kio::Waiter& waiter) {
         bool raised = false;
-        for (const std::optional<std::uint64_t>& floor : world_.mailbox.collect(waiter)) {
-            if (!floor) continue;
-            cursor_.raise_floor(*floor);
-            world_.oracle.raise_floor(*floor);
+        for (const Post& post : world_.mailbox.collect(waiter)) {
+            if (post.kind == Post::Kind::skip) ++skips_;
+            if (post.kind != Post::Kind::raise) continue;
+            cursor_.raise_floor(post.floor);
+            world_.oracle.raise_floor(post.floor);
             raised = true;
         }
         return raised;
@@ -261,8 +309,15 @@ private:
         world_.fail(world_.oracle.took(sequence));
     }
 
+    void skip(std::uint64_t sequence) {
+        --skips_;
+        cursor_.skip();
+        world_.fail(world_.oracle.skipped(sequence));
+    }
+
     World& world_;
     bool hold_;
+    int skips_ = 0;  // groups to skip rather than take
     model::Walk walk_;
     std::optional<std::uint64_t> held_;  // the last peek the reader parked holding
     bool peek_in_hand_ = false;          // the last poll parked holding a peek
@@ -274,11 +329,14 @@ struct Traits {
     static rc::Gen<TrackCase> generator() {
         const auto step = rc::gen::build<Step>(
             rc::gen::set(&Step::command, rc::gen::weightedElement<std::uint8_t>({{30, Commands::index_of<Create>()},
+                                                                                {3, Commands::index_of<Append>()},
                                                                                 {2, Commands::index_of<Finish>()},
                                                                                 {4, Commands::index_of<FinishAt>()},
                                                                                 {1, Commands::index_of<Abort>()},
+                                                                                {1, Commands::index_of<Drop>()},
                                                                                 {8, Commands::index_of<AbortGroup>()},
                                                                                 {8, Commands::index_of<Raise>()},
+                                                                                {3, Commands::index_of<Skip>()},
                                                                                 {5, Commands::index_of<Poke>()},
                                                                                 {4, Commands::index_of<Yield>()},
                                                                                 {5, Commands::index_of<Advance>()}})),
