@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -21,6 +22,8 @@
 #include "kio/deadline.hpp"
 #include "model/gated_read.hpp"
 #include "model/idle.hpp"
+#include "oracle/gate_model.hpp"
+#include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
 #include "properties/suites.hpp"
@@ -32,12 +35,97 @@ namespace {
 
 using namespace std::chrono_literals;
 
-enum class Op : std::uint8_t { write, quiet, notify, target, poke, yield, wait };
-constexpr std::array<const char*, 7> op_names{"write", "quiet", "notify", "target", "poke", "yield", "wait"};
+// The writer's world: the watched value, the reader's mailbox and the model.
+struct World {
+    kio::Producer<int> cell{0};
+    // New targets for the reader; an empty one only wakes its task, as another future of
+    // the same task would.
+    Mailbox<std::optional<int>> mailbox;
+    oracle::GateModel oracle;
+    std::string violation;
+
+    void fail(std::optional<std::string> found) {
+        if (found && violation.empty()) violation = *found;
+    }
+    // The shared idle-path checks, under their rules: a poll from a new task (I6), a
+    // re-poll nothing woke (I1).
+    void fail_idle(std::optional<std::string> found) {
+        if (found) fail((found->find("new task") != std::string::npos ? "I6: " : "I1: ") + *found);
+    }
+};
+
+kio::Duration wait_of(std::uint8_t value) { return (value % 10 + 1) * 10ms; }
+
+// The commands, one operation each (see properties/commands.hpp).
+struct Write {
+    static constexpr const char* name = "write";
+    static constexpr bool has_argument = true;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World& world, std::uint8_t value, sim::Task&) {
+        world.cell.modify([&](int& held) { held = value; });
+        world.oracle.written(value, true);
+    }
+};
+
+// A write that wakes nobody (a notify may follow).
+struct Quiet {
+    static constexpr const char* name = "quiet";
+    static constexpr bool has_argument = true;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World& world, std::uint8_t value, sim::Task&) {
+        world.cell.modify_quietly([&](int& held) { held = value; });
+        world.oracle.written(value, false);
+    }
+};
+
+struct Notify {
+    static constexpr const char* name = "notify";
+    static constexpr bool has_argument = false;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World& world, std::uint8_t, sim::Task&) {
+        world.cell.notify();
+        world.oracle.notified();
+    }
+};
+
+// The reader's own change, applied at its next poll.
+struct Target {
+    static constexpr const char* name = "target";
+    static constexpr bool has_argument = true;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World& world, std::uint8_t target, sim::Task&) { world.mailbox.post(target); }
+};
+
+struct Poke {
+    static constexpr const char* name = "poke";
+    static constexpr bool has_argument = false;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World& world, std::uint8_t, sim::Task&) { world.mailbox.post(std::nullopt); }
+};
+
+struct Yield {
+    static constexpr const char* name = "yield";
+    static constexpr bool has_argument = false;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World&, std::uint8_t, sim::Task& task) { task.yield(); }
+};
+
+struct Wait {
+    static constexpr const char* name = "wait";
+    static constexpr bool has_argument = true;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World&, std::uint8_t tens, sim::Task& task) {
+        kio::Deadline deadline{task.clock()};
+        deadline.after(wait_of(tens));
+        task.wait([&](const kio::Waiter& waiter) { return deadline.poll(waiter); });
+    }
+};
+
+using Commands = CommandTable<World, Write, Quiet, Notify, Target, Poke, Yield, Wait>;
 
 struct Step {
-    Op op = Op::write;
-    std::uint8_t value = 0;  // write, quiet: the value; target: the new target; wait: tens of ms
+    std::uint8_t command = 0;  // an index into Commands
+    std::uint8_t value = 0;    // write, quiet: the value; target: the new target; wait: tens of ms
 };
 
 // How the reader's read is gated.
@@ -61,18 +149,110 @@ std::uint64_t setup_walks(Mode mode) {
     return 3;
 }
 
-kio::Duration wait_of(std::uint8_t value) { return (value % 10 + 1) * 10ms; }
+// The reader: a small gated read over the cell, through Idle<int> directly (parked /
+// start / finish, as the group and track reads use it) or through GatedRead<int> with its
+// lazy set-up. Each walk looks at the value and, below the target, parks.
+class Reader {
+public:
+    Reader(World& world, sim::Task& task, Mode mode)
+        : world_(world), task_(task), mode_(mode), input_(world.cell.consume()),
+          gated_(mode == Mode::gated_one ? 1 : 2) {}
+
+    kio::Poll<int> poll(const kio::Waiter& waiter) {
+        checks_.begin(task_, walks_, world_.mailbox.posted());
+        const bool changed = apply_targets(waiter);
+        kio::Poll<int> answer = kio::Poll<int>::pending();
+        bool armed = false;
+        if (mode_ == Mode::idle) {
+            if (!gate_.parked(waiter, key)) answer = walk_through_gate(waiter);
+            armed = gate_.armed();
+        } else {
+            if (!gated_.answer_parked(waiter, key, true))
+                answer = gated_.walk(waiter, key, true, [&](const kio::Waiter& through) { return walk(through); });
+            armed = gated_.armed();
+        }
+        // An idle answer stands for the last look: nothing it registered on may have
+        // changed since, nor the reader's target.
+        if (checks_.idle(walks_)) world_.fail(world_.oracle.idle_answer());
+        world_.fail_idle(checks_.end(task_, answer.is_pending(), armed, walks_, changed, true, answer.is_pending(),
+                                world_.mailbox.posted()));
+        // A Ready read: the next waits for a higher value. No disarm: a Ready walk leaves
+        // the gate unarmed.
+        if (answer.is_ready()) world_.oracle.read(answer.value());
+        return answer;
+    }
+
+    [[nodiscard]] const IdleChecks& checks() const { return checks_; }
+
+private:
+    static constexpr int key = 0;
+
+    // The reader's own change: no input fires for it, so it disarms (I5).
+    bool apply_targets(const kio::Waiter& waiter) {
+        bool changed = false;
+        for (const std::optional<int>& target : world_.mailbox.collect(waiter)) {
+            if (!target) continue;
+            target_ = *target;
+            world_.oracle.target_changed(*target);
+            changed = true;
+        }
+        if (changed) mode_ == Mode::idle ? gate_.disarm() : gated_.disarm();
+        return changed;
+    }
+
+    kio::Poll<int> walk_through_gate(const kio::Waiter& waiter) {
+        const kio::Waiter& through = gate_.start(waiter, key);
+        const std::uint64_t wakes = task_.executor().task_stats(task_.id()).wakes;
+        const std::size_t posted = world_.mailbox.posted();
+        kio::Poll<int> answer = walk(through);
+        gate_.finish(answer.is_pending());
+        // Only the gate's waiter and the mailbox can wake this task (I3).
+        if (gate_.armed() && task_.executor().task_stats(task_.id()).wakes != wakes &&
+            world_.mailbox.posted() == posted)
+            world_.fail("I3: the gate armed although its waiter fired during the walk");
+        return answer;
+    }
+
+    // The walk: look at the value, register below the target.
+    kio::Poll<int> walk(const kio::Waiter& through) {
+        ++walks_;
+        task_.schedule_point("gate.before_look");
+        auto answer = input_.poll(through, [&](const int& held) -> std::optional<int> {
+            world_.fail(world_.oracle.looked(held));  // under the cell's lock
+            if (held >= target_) return held;
+            return std::nullopt;
+        });
+        if (answer.is_ready()) {
+            target_ = answer.value() + 1;
+            return answer.value();
+        }
+        if (answer.is_closed()) world_.fail("I2: the value cell closed under the reader");
+        // A write here fires the gate while the walk is still running.
+        task_.schedule_point("gate.after_register");
+        return kio::Poll<int>::pending();
+    }
+
+    World& world_;
+    sim::Task& task_;
+    Mode mode_;
+    kio::Consumer<int> input_;
+    model::Idle<int> gate_;
+    model::GatedRead<int> gated_;
+    int target_ = 1;
+    std::uint64_t walks_ = 0;
+    IdleChecks checks_;
+};
 
 struct Traits {
     static rc::Gen<GateCase> generator() {
         const auto step = rc::gen::build<Step>(
-            rc::gen::set(&Step::op, rc::gen::weightedElement<Op>({{30, Op::write},
-                                                                  {10, Op::quiet},
-                                                                  {8, Op::notify},
-                                                                  {10, Op::target},
-                                                                  {8, Op::poke},
-                                                                  {6, Op::yield},
-                                                                  {8, Op::wait}})),
+            rc::gen::set(&Step::command, rc::gen::weightedElement<std::uint8_t>({{30, Commands::index_of<Write>()},
+                                                                                {10, Commands::index_of<Quiet>()},
+                                                                                {8, Commands::index_of<Notify>()},
+                                                                                {10, Commands::index_of<Target>()},
+                                                                                {8, Commands::index_of<Poke>()},
+                                                                                {6, Commands::index_of<Yield>()},
+                                                                                {8, Commands::index_of<Wait>()}})),
             rc::gen::set(&Step::value, rc::gen::inRange<std::uint8_t>(0, 16)));
         return rc::gen::build<GateCase>(
             rc::gen::set(&GateCase::steps, rc::gen::container<std::vector<Step>>(step)),
@@ -83,159 +263,37 @@ struct Traits {
 
     static CaseOutcome run(const GateCase& value, const RunSettings& settings) {
         sim::Executor executor{simulation_options(value.seed, value.drive, settings)};
-        kio::Producer<int> cell{0};
-        // New targets for the reader; an empty one only wakes its task, as another
-        // future of the same task would.
-        Mailbox<std::optional<int>> mailbox;
-        // The model: the value, and how many writes woke its waiters.
-        int model_value = 0;
-        std::uint64_t notifies = 0;
-        // The reader as the oracle sees it: its target, and what its last look saw.
-        struct Reader {
-            int target = 1;
-            bool looked = false;
-            int seen_target = 0;
-            std::uint64_t seen_notifies = 0;
-            std::uint64_t walks = 0;
-        } reader;
-        // Whether the reader owes a look: its inputs were written or its target changed
-        // since its last one.
-        auto owed = [&] {
-            return !reader.looked || reader.seen_notifies != notifies || reader.seen_target != reader.target;
-        };
-        auto owed_reason = [&] {
-            if (!reader.looked) return std::string("it never looked");
-            if (reader.seen_target != reader.target) return std::string("its target changed since its last look");
-            return std::string("a write woke its inputs since its last look");
-        };
-        IdleChecks checks;
-        std::string violation;
-        auto fail = [&](std::optional<std::string> found) {
-            if (found && violation.empty()) violation = *found;
-        };
+        World world;
 
         executor.spawn("writer", [&](sim::Task& task) {
             for (const Step& step : value.steps) {
                 task.yield();
-                switch (step.op) {
-                    case Op::write:
-                        cell.modify([&](int& held) { held = step.value; });
-                        model_value = step.value;
-                        ++notifies;
-                        break;
-                    case Op::quiet:
-                        cell.modify_quietly([&](int& held) { held = step.value; });
-                        model_value = step.value;
-                        break;
-                    case Op::notify:
-                        cell.notify();
-                        ++notifies;
-                        break;
-                    case Op::target: mailbox.post(step.value); break;
-                    case Op::poke: mailbox.post(std::nullopt); break;
-                    case Op::yield: task.yield(); break;
-                    case Op::wait: {
-                        kio::Deadline deadline{task.clock()};
-                        deadline.after(wait_of(step.value));
-                        task.wait([&](const kio::Waiter& waiter) { return deadline.poll(waiter); });
-                        break;
-                    }
-                }
+                Commands::run(step.command, world, step.value, task);
             }
         });
 
+        std::optional<Reader> reader;
         const std::uint32_t reader_task = executor.spawn("reader", [&](sim::Task& task) {
-            const kio::Consumer<int> input = cell.consume();
-            model::Idle<int> gate;
-            model::GatedRead<int> gated{value.mode == Mode::gated_one ? 1 : 2};
-            constexpr int key = 0;
-            // The walk: look at the value, register below the target.
-            auto walk = [&](const kio::Waiter& through) -> kio::Poll<int> {
-                ++reader.walks;
-                task.schedule_point("gate.before_look");
-                auto answer = input.poll(through, [&](const int& held) -> std::optional<int> {
-                    // Under the cell's lock: what this look saw.
-                    reader.looked = true;
-                    reader.seen_target = reader.target;
-                    reader.seen_notifies = notifies;
-                    if (held != model_value)
-                        fail("the cell holds " + std::to_string(held) + ", the model " + std::to_string(model_value));
-                    if (held >= reader.target) return held;
-                    return std::nullopt;
-                });
-                if (answer.is_ready()) return answer.value();
-                if (answer.is_closed()) fail("the value cell closed under the reader");
-                // A write here fires the gate while the walk is still running.
-                task.schedule_point("gate.after_register");
-                return kio::Poll<int>::pending();
-            };
-            for (;;) {
-                const int got = task.wait([&](const kio::Waiter& waiter) -> kio::Poll<int> {
-                    checks.begin(task, reader.walks, mailbox.posted());
-                    // The reader's own change: no input fires for it, so it disarms.
-                    bool changed = false;
-                    for (const std::optional<int>& target : mailbox.collect(waiter)) {
-                        if (!target) continue;
-                        reader.target = *target;
-                        changed = true;
-                    }
-                    if (changed) {
-                        if (value.mode == Mode::idle) {
-                            gate.disarm();
-                        } else {
-                            gated.disarm();
-                        }
-                    }
-                    kio::Poll<int> answer = kio::Poll<int>::pending();
-                    bool armed = false;
-                    if (value.mode == Mode::idle) {
-                        if (!gate.parked(waiter, key)) {
-                            const kio::Waiter& through = gate.start(waiter, key);
-                            const std::uint64_t wakes = executor.task_stats(task.id()).wakes;
-                            const std::size_t posted = mailbox.posted();
-                            answer = walk(through);
-                            gate.finish(answer.is_pending());
-                            // Only the gate's waiter and the mailbox can wake this task.
-                            if (gate.armed() && executor.task_stats(task.id()).wakes != wakes &&
-                                mailbox.posted() == posted)
-                                fail("the gate armed although its waiter fired during the walk");
-                        }
-                        armed = gate.armed();
-                    } else {
-                        if (!gated.answer_parked(waiter, key, true)) answer = gated.walk(waiter, key, true, walk);
-                        armed = gated.armed();
-                    }
-                    // An idle answer stands for the last look: nothing it registered on may
-                    // have changed since, nor the reader's target.
-                    if (checks.idle(reader.walks) && owed())
-                        fail("the gate answered Pending without walking although " + owed_reason());
-                    fail(checks.end(task, answer.is_pending(), armed, reader.walks, changed, true, answer.is_pending(),
-                                    mailbox.posted()));
-                    return answer;
-                });
-                // Read: the next read waits for a higher value. No disarm: a Ready walk
-                // leaves the gate unarmed.
-                reader.target = got + 1;
-            }
+            reader.emplace(world, task, value.mode);
+            for (;;) task.wait([&](const kio::Waiter& waiter) { return reader->poll(waiter); });
         });
 
         executor.on_quiescence([&]() -> std::optional<std::string> {
-            if (mailbox.unread() != 0)
-                return "missed wake: the reader never read " + std::to_string(mailbox.unread()) + " posts";
-            if (owed() && model_value >= reader.target)
-                return "missed wake: the reader is parked with the value at " + std::to_string(model_value) +
-                       " and its target at " + std::to_string(reader.target) + " (" + owed_reason() + ")";
-            return std::nullopt;
+            if (world.mailbox.unread() != 0)
+                return "I4: missed wake: the reader never read " + std::to_string(world.mailbox.unread()) + " posts";
+            return world.oracle.quiescent();
         });
 
         const sim::RunResult result = executor.run();
-        fail(checks.budget(executor.task_stats(reader_task), setup_walks(value.mode), "the reader"));
-        return outcome_of(result, violation, executor);
+        if (reader)
+            world.fail(reader->checks().budget(executor.task_stats(reader_task), setup_walks(value.mode),
+                                               "I1: the reader"));
+        return outcome_of(result, world.violation, executor);
     }
 
     static nlohmann::json to_json(const GateCase& value) {
         nlohmann::json steps = nlohmann::json::array();
-        for (const Step& step : value.steps) steps.push_back({op_names[static_cast<std::size_t>(step.op)], step.value});
+        for (const Step& step : value.steps) steps.push_back({Commands::names[step.command], step.value});
         return {{"steps", steps},
                 {"mode", mode_names[static_cast<std::size_t>(value.mode)]},
                 {"drive", drive_name(value.drive)},
@@ -254,13 +312,10 @@ struct Traits {
         for (const nlohmann::json& step : require_array(json, "steps")) {
             if (!step.is_array() || step.size() != 2 || !step[0].is_string())
                 throw std::invalid_argument("a step is [name, value]");
-            Step parsed;
             const auto name = step[0].get<std::string>();
-            const auto found = std::find(op_names.begin(), op_names.end(), name);
-            if (found == op_names.end()) throw std::invalid_argument("unknown step '" + name + "'");
-            parsed.op = static_cast<Op>(found - op_names.begin());
-            parsed.value = require_small(step[1], 255, "value");
-            value.steps.push_back(parsed);
+            const auto found = Commands::find(name);
+            if (!found) throw std::invalid_argument("unknown step '" + name + "'");
+            value.steps.push_back(Step{*found, require_small(step[1], 255, "value")});
         }
         return value;
     }
@@ -270,12 +325,12 @@ struct Traits {
         out << mode_names[static_cast<std::size_t>(value.mode)] << " gate, " << drive_name(value.drive) << ", seed "
             << value.seed << ":";
         for (const Step& step : value.steps) {
-            out << " " << op_names[static_cast<std::size_t>(step.op)];
-            if (step.op == Op::write || step.op == Op::quiet || step.op == Op::target)
-                out << "(" << int{step.value} << ")";
-            if (step.op == Op::wait)
+            out << " " << Commands::names[step.command];
+            if (step.command == Commands::index_of<Wait>())
                 out << "(" << std::chrono::duration_cast<std::chrono::milliseconds>(wait_of(step.value)).count()
                     << "ms)";
+            else if (Commands::has_argument[step.command])
+                out << "(" << int{step.value} << ")";
         }
         return out.str();
     }

@@ -1,6 +1,8 @@
 // The track suite: a TrackProducer written by a driver task (groups created at
-// generated sequences, finish, finish_at, abort, time), read by one task through a
-// TrackCursor in arrival or sequence order, peeking and taking. The driver asks the
+// generated sequences or appended, finish, finish_at, abort, the producer dropped,
+// groups aborted after they landed, time), read by one task through a TrackCursor in arrival or sequence order, peeking
+// and taking or skipping, or parking once with each new peek in hand (watching the
+// cursor). The driver asks the
 // reader to raise its floor while it reads (its own change: a disarm point) or pokes its
 // task (a wake from another future, which the gate must ride out without walking). A
 // plain model of the track says which group each take must hand out and how the walk
@@ -8,9 +10,10 @@
 // a parked reader has something to read once the system is quiet (liveness), and the
 // reader's walks are checked against its wakes (efficiency).
 #include <algorithm>
-#include <array>
 #include <chrono>
-#include <set>
+#include <functional>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <variant>
@@ -18,6 +21,8 @@
 #include "kio/clock.hpp"
 #include "kio/deadline.hpp"
 #include "model/track.hpp"
+#include "oracle/track_model.hpp"
+#include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
 #include "properties/suites.hpp"
@@ -29,19 +34,195 @@ namespace {
 
 using namespace std::chrono_literals;
 
-enum class Op : std::uint8_t { create, finish, finish_at, abort, raise, poke, yield, advance };
-constexpr std::array<const char*, 8> op_names{"create", "finish", "finish_at", "abort",
-                                              "raise",  "poke",   "yield",     "advance"};
+// What the driver asks of the reader: its own changes, applied at its next poll.
+struct Post {
+    enum class Kind : std::uint8_t { raise, skip, poke } kind = Kind::poke;
+    std::uint64_t floor = 0;
+};
+
+// The driver's world: the track, the producers of the groups that landed (kept, so a
+// group can be aborted after it landed), the reader's mailbox and the model.
+struct World {
+    World(model::Walk walk, std::uint64_t floor) : oracle(walk, floor) {}
+
+    std::optional<model::TrackProducer> producer{std::in_place};  // until the Drop command
+    model::TrackConsumer consumer = producer->consume();
+    std::map<std::uint64_t, model::GroupProducer> groups;
+    std::vector<std::uint64_t> landings;  // sequences in landing order
+    // Floors for the reader to raise; an empty post only wakes its task, as another
+    // future of the same task would.
+    Mailbox<Post> mailbox;
+    oracle::TrackModel oracle;
+    std::function<std::uint64_t()> reader_wakes;  // the wakes the reader's task got so far
+    std::string violation;
+
+    void fail(std::optional<std::string> found) {
+        if (found && violation.empty()) violation = *found;
+    }
+    // A check that does not name its rule: prefixed with `rule`.
+    void fail_as(const char* rule, std::optional<std::string> found) {
+        if (found) fail(std::string(rule) + ": " + *found);
+    }
+};
+
+kio::Duration advance_of(std::uint8_t n) { return (n % 10 + 1) * 10ms; }
+
+// The commands, one operation each: whether it applies to the model's state, and what it
+// does to the track and tells the model (which checks the track's answer).
+// What the track answered a create, told to the model (T1).
+void landed(World& world, std::uint64_t sequence, std::variant<model::GroupProducer, model::Error> created) {
+    const bool accepted = std::holds_alternative<model::GroupProducer>(created);
+    if (accepted) {
+        world.groups.emplace(sequence, std::get<model::GroupProducer>(std::move(created)));
+        world.landings.push_back(sequence);
+    }
+    if (world.oracle.create(sequence) != accepted)
+        world.fail(std::string("T1: the track ") + (accepted ? "accepted" : "refused") + " group " +
+                   std::to_string(sequence) + " against the model");
+}
+
+struct Create {
+    static constexpr const char* name = "create";
+    static constexpr bool has_argument = true;
+    static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
+    static void run(World& world, std::uint8_t sequence, sim::Task&) {
+        landed(world, sequence, world.producer->create_group(sequence));
+    }
+};
+
+// One past the newest sequence (T1).
+struct Append {
+    static constexpr const char* name = "append";
+    static constexpr bool has_argument = false;
+    static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
+    static void run(World& world, std::uint8_t, sim::Task&) {
+        const std::uint64_t sequence = world.oracle.past_newest();
+        auto created = world.producer->append_group();
+        if (const auto* group = std::get_if<model::GroupProducer>(&created); group && group->sequence() != sequence)
+            world.fail("T1: append_group created group " + std::to_string(group->sequence()) + ", the model expected " +
+                       std::to_string(sequence));
+        landed(world, sequence, std::move(created));
+    }
+};
+
+// The producer goes away without an end or an abort (T7: cursors answer dropped).
+struct Drop {
+    static constexpr const char* name = "drop";
+    static constexpr bool has_argument = false;
+    static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
+    static void run(World& world, std::uint8_t, sim::Task&) {
+        world.producer.reset();
+        world.oracle.dropped();
+    }
+};
+
+struct Finish {
+    static constexpr const char* name = "finish";
+    static constexpr bool has_argument = false;
+    static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
+    static void run(World& world, std::uint8_t, sim::Task&) {
+        const bool accepted = !world.producer->finish();
+        if (world.oracle.finish_at(std::nullopt) != accepted)
+            world.fail(std::string("T2: the track ") + (accepted ? "accepted" : "refused") + " finish against the model");
+    }
+};
+
+struct FinishAt {
+    static constexpr const char* name = "finish_at";
+    static constexpr bool has_argument = true;
+    static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
+    static void run(World& world, std::uint8_t sequence, sim::Task&) {
+        const bool accepted = !world.producer->finish_at(sequence);
+        if (world.oracle.finish_at(sequence) != accepted)
+            world.fail(std::string("T2: the track ") + (accepted ? "accepted" : "refused") + " finish_at(" +
+                       std::to_string(sequence) + ") against the model");
+    }
+};
+
+struct Abort {
+    static constexpr const char* name = "abort";
+    static constexpr bool has_argument = false;
+    static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
+    static void run(World& world, std::uint8_t, sim::Task&) {
+        world.producer->abort(model::Error::cancel);
+        world.oracle.abort(model::Error::cancel);
+    }
+};
+
+// A group that landed is aborted by its own producer, before or after the reader peeked
+// it: one of the four latest landings (0: the latest), so a recent peek is often hit.
+struct AbortGroup {
+    static constexpr const char* name = "abort_group";
+    static constexpr bool has_argument = true;
+    static bool applies(const World& world, std::uint8_t) { return !world.landings.empty(); }
+    static void run(World& world, std::uint8_t back, sim::Task&) {
+        const std::size_t newest = world.landings.size() - 1;
+        const std::uint64_t sequence = world.landings[newest - std::min<std::size_t>(back % 4, newest)];
+        const bool watched = world.oracle.watching(sequence);
+        const std::uint64_t wakes = world.reader_wakes();
+        world.groups.at(sequence).abort(model::Error::cancel);
+        if (watched && world.reader_wakes() == wakes)
+            world.fail("T10: aborting group " + std::to_string(sequence) +
+                       ", which the reader parked holding a peek of and watching, did not wake it");
+        if (!world.oracle.abort_group(sequence))
+            world.fail("T6: the model has no group " + std::to_string(sequence) + " to abort");
+    }
+};
+
+struct Raise {
+    static constexpr const char* name = "raise";
+    static constexpr bool has_argument = true;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World& world, std::uint8_t sequence, sim::Task&) { world.mailbox.post(Post{Post::Kind::raise, sequence}); }
+};
+
+struct Poke {
+    static constexpr const char* name = "poke";
+    static constexpr bool has_argument = false;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World& world, std::uint8_t, sim::Task&) { world.mailbox.post(Post{}); }
+};
+
+// The reader skips the next group it peeks instead of taking it (T9).
+struct Skip {
+    static constexpr const char* name = "skip";
+    static constexpr bool has_argument = false;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World& world, std::uint8_t, sim::Task&) { world.mailbox.post(Post{Post::Kind::skip, 0}); }
+};
+
+struct Yield {
+    static constexpr const char* name = "yield";
+    static constexpr bool has_argument = false;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World&, std::uint8_t, sim::Task& task) { task.yield(); }
+};
+
+struct Advance {
+    static constexpr const char* name = "advance";
+    static constexpr bool has_argument = true;
+    static bool applies(const World&, std::uint8_t) { return true; }
+    static void run(World&, std::uint8_t tens, sim::Task& task) {
+        kio::Deadline deadline{task.clock()};
+        deadline.after(advance_of(tens));
+        task.wait([&](const kio::Waiter& waiter) { return deadline.poll(waiter); });
+    }
+};
+
+using Commands =
+    CommandTable<World, Create, Append, Finish, FinishAt, Abort, Drop, AbortGroup, Raise, Skip, Poke, Yield, Advance>;
 
 struct Step {
-    Op op = Op::create;
-    std::uint8_t sequence = 0;  // create, finish_at, raise: the sequence; advance: tens of ms
+    std::uint8_t command = 0;   // an index into Commands
+    std::uint8_t sequence = 0;  // create, finish_at, raise: the sequence; abort_group: how far back
+                                // from the latest landing; advance: tens of ms
 };
 
 struct TrackCase {
     std::vector<Step> steps;
     model::Walk walk = model::Walk::arrival;
     std::uint8_t floor = 0;  // the cursor's first floor
+    bool hold = false;       // the reader parks once holding each new peek, watching the cursor
     Drive drive = Drive::woken;
     std::uint64_t seed = 0;
 };
@@ -50,269 +231,170 @@ struct TrackCase {
 // its gate.
 constexpr std::uint64_t setup_walks = 2;
 
-kio::Duration advance_of(std::uint8_t n) { return (n % 10 + 1) * 10ms; }
+using oracle::TrackAnswer;
 
-// What the cursor must answer now.
-struct Expected {
-    enum class Kind { group, end, error, pending } kind = Kind::pending;
-    std::uint64_t sequence = 0;
-    std::size_t arrival_index = 0;  // arrival walks: where the group sits in landing order
-    model::Error error = model::Error::cancel;
-};
-
-std::string text(const Expected& expected) {
-    switch (expected.kind) {
-        case Expected::Kind::group: return "group " + std::to_string(expected.sequence);
-        case Expected::Kind::end: return "a clean end";
-        case Expected::Kind::error: return "error " + std::string(model::error_name(expected.error));
-        case Expected::Kind::pending: return "nothing yet";
+TrackAnswer answer_of(const kio::Poll<model::Next<const model::Peek*>>& peek) {
+    TrackAnswer answer;
+    if (peek.is_pending()) return answer;
+    if (peek.value().is_item()) {
+        answer.kind = TrackAnswer::Kind::group;
+        answer.sequence = peek.value().item()->sequence;
+    } else if (peek.value().is_end()) {
+        answer.kind = TrackAnswer::Kind::end;
+    } else {
+        answer.kind = TrackAnswer::Kind::error;
+        answer.error = peek.value().error();
     }
-    return "?";
+    return answer;
 }
 
-// The track and one cursor over it, as plainly as possible. The end rules are those of
-// the core's cursor: an arrival walk ends once every landed group is behind it and the
-// track is finished; a sequence walk once no group at or above its floor exists and the
-// track's end is at or below the floor; an abort answers only after the groups that
-// landed before it.
-class TrackModel {
+// The reader: applies its posted floors, peeks, and takes (or, holding, parks once with
+// a new peek in hand). Returns the walk's end, or a group taken.
+class Reader {
 public:
-    TrackModel(model::Walk walk, std::uint64_t floor) : walk_(walk), floor_(floor) {}
+    Reader(World& world, const TrackCase& value)
+        : world_(world), hold_(value.hold), walk_(value.walk), cursor_(world.consumer.cursor(value.walk, value.floor)) {}
 
-    // The driver's writes: whether the track must accept them.
-    bool create(std::uint64_t sequence) {
-        if (abort_ || (final_ && sequence >= *final_) || groups_.contains(sequence)) return false;
-        groups_.insert(sequence);
-        arrival_.push_back(sequence);
-        return true;
-    }
-    bool finish_at(std::optional<std::uint64_t> final_sequence) {
-        const std::uint64_t past_newest = groups_.empty() ? 0 : *groups_.rbegin() + 1;
-        if (final_ || abort_ || (final_sequence && *final_sequence < past_newest)) return false;
-        final_ = final_sequence.value_or(past_newest);
-        return true;
-    }
-    void abort(model::Error error) {
-        if (!abort_) abort_ = error;
-    }
-
-    // The reader's own change.
-    void raise_floor(std::uint64_t floor) { floor_ = std::max(floor_, floor); }
-
-    [[nodiscard]] Expected expected() const {
-        Expected next;
-        if (walk_ == model::Walk::arrival) {
-            for (std::size_t i = position_; i < arrival_.size(); ++i) {
-                if (arrival_[i] < floor_) continue;
-                next.kind = Expected::Kind::group;
-                next.sequence = arrival_[i];
-                next.arrival_index = i;
-                return next;
-            }
-        } else if (auto found = groups_.lower_bound(floor_); found != groups_.end()) {
-            next.kind = Expected::Kind::group;
-            next.sequence = *found;
-            return next;
+    kio::Poll<TrackAnswer> poll(sim::Task& task, const kio::Waiter& waiter) {
+        checks_.begin(task, cursor_.walk_counter().walks, world_.mailbox.posted());
+        world_.oracle.polled();
+        // An arrival cursor answers a peek it still holds without walking: no gate answers.
+        const bool gated = !(peek_in_hand_ && walk_ == model::Walk::arrival);
+        peek_in_hand_ = false;
+        const bool raised = apply_posts(waiter);
+        auto peek = cursor_.poll_peek(waiter);
+        const std::uint64_t walks = cursor_.walk_counter().walks;
+        // An idle answer stands for the last walk: nothing it registered on changed
+        // since, nor the cursor's floor.
+        if (peek.is_pending() && checks_.idle(walks)) {
+            const TrackAnswer next = world_.oracle.expected();
+            if (next.kind != TrackAnswer::Kind::pending)
+                world_.fail("T11: the gate answered Pending without walking while the model has " + text(next));
         }
-        if (abort_) {
-            next.kind = Expected::Kind::error;
-            next.error = *abort_;
-        } else if (final_ && (walk_ == model::Walk::arrival || *final_ <= floor_)) {
-            next.kind = Expected::Kind::end;
+        const TrackAnswer answer = answer_of(peek);
+        const bool holds = hold_ && answer.kind == TrackAnswer::Kind::group && held_ != answer.sequence;
+        world_.fail_as("T11", checks_.end(task, peek.is_pending() || holds, cursor_.gate_armed(), walks, raised, gated,
+                                peek.is_pending(), world_.mailbox.posted()));
+        if (peek.is_pending()) return kio::Poll<TrackAnswer>::pending();
+        if (holds) {
+            held_ = answer.sequence;
+            peek_in_hand_ = true;
+            world_.fail(world_.oracle.holding(answer.sequence));
+            cursor_.watch(waiter);
+            return kio::Poll<TrackAnswer>::pending();
         }
-        return next;
+        if (answer.kind == TrackAnswer::Kind::group) skips_ > 0 ? skip(answer.sequence) : take(answer.sequence);
+        return answer;
     }
 
-    // What the reader got. Each returns a violation, if any.
-    std::optional<std::string> took(std::uint64_t sequence) {
-        const Expected next = expected();
-        if (stopped_) return "group " + std::to_string(sequence) + " handed out after the walk ended";
-        if (next.kind != Expected::Kind::group || next.sequence != sequence)
-            return "the cursor handed out group " + std::to_string(sequence) + ", the model expected " + text(next) +
-                   where();
-        if (walk_ == model::Walk::arrival) {
-            position_ = next.arrival_index + 1;
-        } else {
-            floor_ = sequence + 1;
-        }
-        return std::nullopt;
-    }
-    std::optional<std::string> stopped(const Expected& got) {
-        const Expected next = expected();
-        const bool was_stopped = stopped_;
-        stopped_ = true;
-        if (was_stopped) return "the cursor answered " + text(got) + " after the walk ended";
-        if (next.kind != got.kind || (got.kind == Expected::Kind::error && next.error != got.error))
-            return "the cursor answered " + text(got) + ", the model expected " + text(next) + where();
-        return std::nullopt;
-    }
-
-    // With no task runnable and no deadline pending.
-    [[nodiscard]] std::optional<std::string> quiescent() const {
-        if (stopped_) return std::nullopt;
-        const Expected next = expected();
-        if (next.kind == Expected::Kind::pending) return std::nullopt;
-        return "missed wake: the reader is parked while the model has " + text(next) + " for it" + where();
-    }
-
-    [[nodiscard]] bool done() const { return stopped_; }
+    [[nodiscard]] const IdleChecks& checks() const { return checks_; }
 
 private:
-    [[nodiscard]] std::string where() const {
-        return " (floor " + std::to_string(floor_) +
-               (walk_ == model::Walk::arrival ? ", arrival position " + std::to_string(position_) : std::string()) +
-               ")";
+    bool apply_posts(const kio::Waiter& waiter) {
+        bool raised = false;
+        for (const Post& post : world_.mailbox.collect(waiter)) {
+            if (post.kind == Post::Kind::skip) ++skips_;
+            if (post.kind != Post::Kind::raise) continue;
+            cursor_.raise_floor(post.floor);
+            world_.oracle.raise_floor(post.floor);
+            raised = true;
+        }
+        return raised;
     }
 
+    void take(std::uint64_t sequence) {
+        const std::optional<model::Peek> taken = cursor_.take();
+        if (!taken || taken->sequence != sequence)
+            world_.fail("T9: take() did not hand out the peeked group " + std::to_string(sequence));
+        world_.fail(world_.oracle.took(sequence));
+    }
+
+    void skip(std::uint64_t sequence) {
+        --skips_;
+        cursor_.skip();
+        world_.fail(world_.oracle.skipped(sequence));
+    }
+
+    World& world_;
+    bool hold_;
+    int skips_ = 0;  // groups to skip rather than take
     model::Walk walk_;
-    std::set<std::uint64_t> groups_;
-    std::vector<std::uint64_t> arrival_;  // sequences in landing order
-    std::optional<std::uint64_t> final_;
-    std::optional<model::Error> abort_;
-    std::uint64_t floor_;
-    std::size_t position_ = 0;  // arrival walks: the next landing to look at
-    bool stopped_ = false;
+    std::optional<std::uint64_t> held_;  // the last peek the reader parked holding
+    bool peek_in_hand_ = false;          // the last poll parked holding a peek
+    model::TrackCursor cursor_;
+    IdleChecks checks_;
 };
 
 struct Traits {
     static rc::Gen<TrackCase> generator() {
         const auto step = rc::gen::build<Step>(
-            rc::gen::set(&Step::op, rc::gen::weightedElement<Op>({{30, Op::create},
-                                                                  {2, Op::finish},
-                                                                  {4, Op::finish_at},
-                                                                  {1, Op::abort},
-                                                                  {8, Op::raise},
-                                                                  {5, Op::poke},
-                                                                  {4, Op::yield},
-                                                                  {5, Op::advance}})),
+            rc::gen::set(&Step::command, rc::gen::weightedElement<std::uint8_t>({{30, Commands::index_of<Create>()},
+                                                                                {3, Commands::index_of<Append>()},
+                                                                                {2, Commands::index_of<Finish>()},
+                                                                                {4, Commands::index_of<FinishAt>()},
+                                                                                {1, Commands::index_of<Abort>()},
+                                                                                {1, Commands::index_of<Drop>()},
+                                                                                {8, Commands::index_of<AbortGroup>()},
+                                                                                {8, Commands::index_of<Raise>()},
+                                                                                {3, Commands::index_of<Skip>()},
+                                                                                {5, Commands::index_of<Poke>()},
+                                                                                {4, Commands::index_of<Yield>()},
+                                                                                {5, Commands::index_of<Advance>()}})),
             rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, 14)));
         return rc::gen::build<TrackCase>(
             rc::gen::set(&TrackCase::steps, rc::gen::container<std::vector<Step>>(step)),
             rc::gen::set(&TrackCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
             rc::gen::set(&TrackCase::floor, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 2}, {1, 4}})),
+            rc::gen::set(&TrackCase::hold, rc::gen::element(false, true)),
             rc::gen::set(&TrackCase::drive, drive_generator()),
             rc::gen::set(&TrackCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
     }
 
     static CaseOutcome run(const TrackCase& value, const RunSettings& settings) {
         sim::Executor executor{simulation_options(value.seed, value.drive, settings)};
-        model::TrackProducer producer;
-        TrackModel oracle{value.walk, value.floor};
-        // Floors for the reader to raise; an empty post only wakes its task, as another
-        // future of the same task would.
-        Mailbox<std::optional<std::uint64_t>> mailbox;
-        std::string violation;
-        auto fail = [&](std::optional<std::string> found) {
-            if (found && violation.empty()) violation = *found;
-        };
+        World world{value.walk, value.floor};
 
         executor.spawn("driver", [&](sim::Task& task) {
             for (const Step& step : value.steps) {
                 task.yield();
-                switch (step.op) {
-                    case Op::create: {
-                        const bool accepted =
-                            std::holds_alternative<model::GroupProducer>(producer.create_group(step.sequence));
-                        if (oracle.create(step.sequence) != accepted)
-                            fail(std::string("the track ") + (accepted ? "accepted" : "refused") + " group " +
-                                 std::to_string(step.sequence) + " against the model");
-                        break;
-                    }
-                    case Op::finish: {
-                        const bool accepted = !producer.finish();
-                        if (oracle.finish_at(std::nullopt) != accepted) fail("finish disagrees with the model");
-                        break;
-                    }
-                    case Op::finish_at: {
-                        const bool accepted = !producer.finish_at(step.sequence);
-                        if (oracle.finish_at(step.sequence) != accepted)
-                            fail("finish_at(" + std::to_string(step.sequence) + ") disagrees with the model");
-                        break;
-                    }
-                    case Op::abort:
-                        producer.abort(model::Error::cancel);
-                        oracle.abort(model::Error::cancel);
-                        break;
-                    case Op::raise: mailbox.post(step.sequence); break;
-                    case Op::poke: mailbox.post(std::nullopt); break;
-                    case Op::yield: task.yield(); break;
-                    case Op::advance: {
-                        kio::Deadline deadline{task.clock()};
-                        deadline.after(advance_of(step.sequence));
-                        task.wait([&](const kio::Waiter& waiter) { return deadline.poll(waiter); });
-                        break;
-                    }
-                }
+                Commands::run(step.command, world, step.sequence, task);
             }
         });
 
-        std::uint64_t walks = 0;
-        IdleChecks checks;
-        const std::uint32_t reader_task = executor.spawn("reader", [&](sim::Task& task) {
-            model::TrackCursor cursor = producer.consume().cursor(value.walk, value.floor);
+        std::optional<Reader> reader;
+        std::uint32_t reader_task = 0;
+        world.reader_wakes = [&] { return executor.task_stats(reader_task).wakes; };
+        reader_task = executor.spawn("reader", [&](sim::Task& task) {
+            reader.emplace(world, value);
             for (;;) {
-                const Expected got = task.wait([&](const kio::Waiter& waiter) -> kio::Poll<Expected> {
-                    checks.begin(task, cursor.walk_counter().walks, mailbox.posted());
-                    bool raised = false;
-                    for (const std::optional<std::uint64_t>& floor : mailbox.collect(waiter)) {
-                        if (!floor) continue;
-                        cursor.raise_floor(*floor);
-                        oracle.raise_floor(*floor);
-                        raised = true;
-                    }
-                    auto peek = cursor.poll_peek(waiter);
-                    walks = cursor.walk_counter().walks;
-                    // An idle answer stands for the last walk: nothing it registered on
-                    // changed since, nor the cursor's floor.
-                    if (peek.is_pending() && checks.idle(walks)) {
-                        const Expected next = oracle.expected();
-                        if (next.kind != Expected::Kind::pending)
-                            fail("the gate answered Pending without walking while the model has " + text(next));
-                    }
-                    fail(checks.end(task, peek.is_pending(), cursor.gate_armed(), walks, raised, true,
-                                    peek.is_pending(), mailbox.posted()));
-                    if (peek.is_pending()) return kio::Poll<Expected>::pending();
-                    Expected answer;
-                    if (peek.value().is_item()) {
-                        answer.kind = Expected::Kind::group;
-                        answer.sequence = peek.value().item()->sequence;
-                        const std::optional<model::Peek> taken = cursor.take();
-                        if (!taken || taken->sequence != answer.sequence)
-                            fail("take() did not hand out the peeked group " + std::to_string(answer.sequence));
-                        fail(oracle.took(answer.sequence));
-                    } else if (peek.value().is_end()) {
-                        answer.kind = Expected::Kind::end;
-                    } else {
-                        answer.kind = Expected::Kind::error;
-                        answer.error = peek.value().error();
-                    }
-                    return answer;
-                });
-                if (got.kind == Expected::Kind::group) continue;
-                fail(oracle.stopped(got));
+                const TrackAnswer got =
+                    task.wait([&](const kio::Waiter& waiter) { return reader->poll(task, waiter); });
+                if (got.kind == TrackAnswer::Kind::group) continue;
+                world.fail(world.oracle.stopped(got));
                 return;
             }
         });
 
         executor.on_quiescence([&]() -> std::optional<std::string> {
-            if (oracle.done()) return std::nullopt;
-            if (mailbox.unread() != 0)
-                return "missed wake: the reader never read " + std::to_string(mailbox.unread()) + " posts";
-            return oracle.quiescent();
+            if (world.oracle.done()) return std::nullopt;
+            if (world.mailbox.unread() != 0)
+                return "T10: missed wake: the reader never read " + std::to_string(world.mailbox.unread()) + " posts";
+            return world.oracle.quiescent();
         });
 
         const sim::RunResult result = executor.run();
-        fail(checks.budget(executor.task_stats(reader_task), setup_walks, "the reader"));
-        return outcome_of(result, violation, executor);
+        if (reader)
+            world.fail(reader->checks().budget(executor.task_stats(reader_task), setup_walks, "T11: the reader"));
+        return outcome_of(result, world.violation, executor);
     }
 
     static nlohmann::json to_json(const TrackCase& value) {
         nlohmann::json steps = nlohmann::json::array();
-        for (const Step& step : value.steps)
-            steps.push_back({op_names[static_cast<std::size_t>(step.op)], step.sequence});
+        for (const Step& step : value.steps) steps.push_back({Commands::names[step.command], step.sequence});
         return {{"steps", steps},
                 {"walk", value.walk == model::Walk::arrival ? "arrival" : "sequence"},
                 {"floor", value.floor},
+                {"hold", value.hold},
                 {"drive", drive_name(value.drive)},
                 {"seed", value.seed}};
     }
@@ -332,16 +414,17 @@ struct Traits {
         }
         if (!json.contains("floor")) throw std::invalid_argument("'floor' must be a whole number");
         value.floor = require_small(json["floor"], 255, "floor");
+        if (json.contains("hold")) {
+            if (!json["hold"].is_boolean()) throw std::invalid_argument("'hold' must be true or false");
+            value.hold = json["hold"].get<bool>();
+        }
         for (const nlohmann::json& step : require_array(json, "steps")) {
             if (!step.is_array() || step.size() != 2 || !step[0].is_string())
                 throw std::invalid_argument("a step is [name, sequence]");
-            Step parsed;
             const auto name = step[0].get<std::string>();
-            const auto found = std::find(op_names.begin(), op_names.end(), name);
-            if (found == op_names.end()) throw std::invalid_argument("unknown step '" + name + "'");
-            parsed.op = static_cast<Op>(found - op_names.begin());
-            parsed.sequence = require_small(step[1], 255, "sequence");
-            value.steps.push_back(parsed);
+            const auto found = Commands::find(name);
+            if (!found) throw std::invalid_argument("unknown step '" + name + "'");
+            value.steps.push_back(Step{*found, require_small(step[1], 255, "sequence")});
         }
         return value;
     }
@@ -349,14 +432,15 @@ struct Traits {
     static std::string describe(const TrackCase& value) {
         std::ostringstream out;
         out << (value.walk == model::Walk::arrival ? "arrival" : "sequence") << " walk from " << int{value.floor}
-            << ", " << drive_name(value.drive) << ", seed " << value.seed << ":";
+            << (value.hold ? ", holding peeks" : "") << ", " << drive_name(value.drive) << ", seed " << value.seed
+            << ":";
         for (const Step& step : value.steps) {
-            out << " " << op_names[static_cast<std::size_t>(step.op)];
-            if (step.op == Op::create || step.op == Op::finish_at || step.op == Op::raise)
-                out << "(" << int{step.sequence} << ")";
-            if (step.op == Op::advance)
+            out << " " << Commands::names[step.command];
+            if (step.command == Commands::index_of<Advance>())
                 out << "(" << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(step.sequence)).count()
                     << "ms)";
+            else if (Commands::has_argument[step.command])
+                out << "(" << int{step.sequence} << ")";
         }
         return out.str();
     }

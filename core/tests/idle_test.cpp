@@ -10,6 +10,7 @@
 #include "kio/manual_clock.hpp"
 #include "kio/waiter.hpp"
 #include "model/group.hpp"
+#include "model/gated_read.hpp"
 #include "model/idle.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/counting_waker.hpp"
@@ -388,4 +389,85 @@ TEST_CASE("an_object_goes_stale_by_the_readers_budget") {
     auto object = consumer.poll_read_object(waiter);
     REQUIRE(object.value().is_item());
     CHECK(object.value().item().stale_at == Instant{1s});
+}
+
+// The gate on its own (the I rules of the spec).
+
+TEST_CASE("i1_i3_a_gate_arms_after_a_pending_walk_and_parks_until_its_waiter_fires") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Idle<int> gate;
+    CHECK_FALSE(gate.parked(waiter, 0));  // never walked
+    const Waiter& through = gate.start(waiter, 0);
+    gate.finish(false);  // a Ready walk leaves it unarmed
+    CHECK_FALSE(gate.parked(waiter, 0));
+    CHECK(&gate.start(waiter, 0) == &through);  // I2: the same waiter every walk
+    gate.finish(true);
+    CHECK(gate.parked(waiter, 0));
+    CHECK_FALSE(gate.parked(waiter, 1));  // another kind of walk
+    through.waker().wake();               // I4: an input fires the gate's waiter
+    CHECK(task.wakes() == 1);
+    CHECK_FALSE(gate.parked(waiter, 0));
+}
+
+TEST_CASE("i5_disarm_makes_the_next_read_walk") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Idle<int> gate;
+    static_cast<void>(gate.start(waiter, 0));
+    gate.finish(true);
+    REQUIRE(gate.parked(waiter, 0));
+    gate.disarm();
+    CHECK_FALSE(gate.parked(waiter, 0));
+}
+
+TEST_CASE("i6_a_gate_wakes_the_task_that_walked_last") {
+    WakeCounter first_task;
+    WakeCounter second_task;
+    const Waiter first{first_task.waker()};
+    const Waiter second{second_task.waker()};
+    Idle<int> gate;
+    const Waiter& through = gate.start(first, 0);
+    gate.finish(true);
+    CHECK_FALSE(gate.parked(second, 0));  // another task walks
+    static_cast<void>(gate.start(second, 0));
+    gate.finish(true);
+    through.waker().wake();
+    CHECK(first_task.wakes() == 0);
+    CHECK(second_task.wakes() == 1);
+}
+
+TEST_CASE("i8_a_gated_read_sets_its_gate_up_after_n_parks_in_a_row") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    moq::model::GatedRead<int> read{2};
+    auto pending = [](const Waiter&) { return moq::kio::Poll<int>::pending(); };
+    auto ready = [](const Waiter&) { return moq::kio::Poll<int>(7); };
+    CHECK(read.walk(waiter, 0, true, pending).is_pending());
+    CHECK(read.walk(waiter, 0, true, ready).is_ready());  // a Ready answer starts the count again
+    CHECK(read.walk(waiter, 0, true, pending).is_pending());
+    CHECK_FALSE(read.has_gate());
+    CHECK(read.walk(waiter, 0, true, pending).is_pending());
+    CHECK(read.has_gate());
+    CHECK_FALSE(read.armed());  // set up unarmed: the next walk arms it
+    CHECK_FALSE(read.answer_parked(waiter, 0, true));
+    CHECK(read.walk(waiter, 0, true, pending).is_pending());
+    CHECK(read.answer_parked(waiter, 0, true));
+    // I9: five walks, one short answer.
+    CHECK(read.counter().walks == 5);
+    CHECK(read.counter().idle_answers == 1);
+}
+
+TEST_CASE("i10_with_the_gates_switched_off_every_read_walks") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Idle<int> gate;
+    static_cast<void>(gate.start(waiter, 0));
+    gate.finish(true);
+    REQUIRE(gate.parked(waiter, 0));
+    moq::model::set_gates_enabled(false);
+    const bool parked_when_off = gate.parked(waiter, 0);
+    moq::model::set_gates_enabled(true);
+    CHECK_FALSE(parked_when_off);
+    CHECK(gate.parked(waiter, 0));
 }

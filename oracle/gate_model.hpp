@@ -1,0 +1,51 @@
+// The idle gate's reference model, written from the I rules of the spec: one reader
+// over one watched value. It learns the writer's operations (a write that wakes, a quiet
+// write, a bare notify), the reader's own target changes, what each walk of the reader
+// saw, and what each read answered, and says when the gate may answer Pending without
+// walking (I1: only while the reader owes no look) and whether a reader parked at
+// quiescence was owed a wake (I4).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace moq::oracle {
+
+class GateModel {
+public:
+    // The writer.
+    void written(int value, bool wakes) {
+        value_ = value;
+        if (wakes) ++notifies_;
+    }
+    void notified() { ++notifies_; }
+
+    // The reader's own change (I5: a disarm point).
+    void target_changed(int target) { target_ = target; }
+    // A walk's look at the cell, under its lock: what it saw. A violation if the value
+    // is not the model's.
+    std::optional<std::string> looked(int held);
+    // A Ready read: the next read waits for a higher value.
+    void read(int value) { target_ = value + 1; }
+
+    // The gate answered Pending without walking.
+    [[nodiscard]] std::optional<std::string> idle_answer() const;
+    // With no task runnable and no deadline pending.
+    [[nodiscard]] std::optional<std::string> quiescent() const;
+
+private:
+    // The reader owes a look: its input was written (with a wake) or its target changed
+    // since its last look, or it never looked.
+    [[nodiscard]] bool owed() const;
+    [[nodiscard]] std::string owed_reason() const;
+
+    int value_ = 0;
+    std::uint64_t notifies_ = 0;
+    int target_ = 1;
+    bool looked_ = false;
+    int seen_target_ = 0;
+    std::uint64_t seen_notifies_ = 0;
+};
+
+}  // namespace moq::oracle
