@@ -69,6 +69,11 @@ void GroupModel::abort(model::Error error) {
     open_ = false;  // the frame in flight is lost with the rest
 }
 
+void GroupModel::drop() {
+    if (fin_ || abort_) return;
+    abort(model::Error::dropped);
+}
+
 const std::string* GroupModel::bytes(std::size_t index) const {
     return index < frames_.size() ? &frames_[index].bytes : nullptr;
 }

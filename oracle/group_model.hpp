@@ -25,6 +25,9 @@ public:
     std::optional<model::Error> end_frame();
     std::optional<model::Error> finish();
     void abort(model::Error error);
+    // The last producer went away: an unfinished, unaborted group ends with `dropped`
+    // and loses its frames (G7); a finished or aborted one stays as it is.
+    void drop();
 
     // Frames completed so far, counted even after an abort released them.
     [[nodiscard]] std::size_t committed() const { return committed_; }

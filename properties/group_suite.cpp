@@ -31,9 +31,9 @@ namespace {
 using namespace std::chrono_literals;
 using Waiting = oracle::GroupReaderModel::Waiting;
 
-enum class Op : std::uint8_t { frame, start, chunk, open, end, finish, abort, cap, skip, range, poke, yield, advance };
-constexpr std::array<const char*, 13> op_names{"frame", "start", "chunk", "open", "end",   "finish", "abort",
-                                               "cap",   "skip",  "range", "poke", "yield", "advance"};
+enum class Op : std::uint8_t { frame, start, chunk, open, end, finish, abort, cap, skip, range, poke, yield, advance, drop };
+constexpr std::array<const char*, 14> op_names{"frame", "start", "chunk", "open",  "end",     "finish", "abort",
+                                               "cap",   "skip",  "range", "poke",  "yield",   "advance", "drop"};
 
 struct Step {
     Op op = Op::frame;
@@ -136,23 +136,25 @@ private:
         std::size_t chunks = 0;
         for (const Step& step : value_.steps) {
             task.yield();
+            // Once the producer is gone only the readers' own steps and time remain.
+            if (!producer_ && step.op <= Op::abort) continue;
             switch (step.op) {
                 case Op::frame: {
                     // Each attempt its own letter, so a frame read at the wrong index shows.
                     const std::string payload(step.n, static_cast<char>('a' + frames++ % 26));
                     const auto expected = group_.write_frame(payload);
-                    compare("write_frame", producer_.write_frame(payload), expected);
+                    compare("write_frame", producer_->write_frame(payload), expected);
                     break;
                 }
                 case Op::start: {
                     const auto expected = group_.start_frame(step.n);
-                    compare("start_frame", producer_.start_frame(step.n), expected);
+                    compare("start_frame", producer_->start_frame(step.n), expected);
                     break;
                 }
                 case Op::chunk: {
                     const std::string bytes(step.n, static_cast<char>('A' + chunks++ % 26));
                     const auto expected = group_.write_chunk(bytes);
-                    compare("write_chunk", producer_.write_chunk(bytes), expected);
+                    compare("write_chunk", producer_->write_chunk(bytes), expected);
                     break;
                 }
                 case Op::open: {
@@ -160,24 +162,24 @@ private:
                     // readable in chunks, and to its end, while it is still in flight.
                     const std::string bytes(step.n, static_cast<char>('A' + chunks++ % 26));
                     auto expected = group_.start_frame(step.n);
-                    compare("start_frame", producer_.start_frame(step.n), expected);
+                    compare("start_frame", producer_->start_frame(step.n), expected);
                     expected = group_.write_chunk(bytes);
-                    compare("write_chunk", producer_.write_chunk(bytes), expected);
+                    compare("write_chunk", producer_->write_chunk(bytes), expected);
                     break;
                 }
                 case Op::end: {
                     const auto expected = group_.end_frame();
-                    compare("end_frame", producer_.end_frame(), expected);
+                    compare("end_frame", producer_->end_frame(), expected);
                     break;
                 }
                 case Op::finish: {
                     const auto expected = group_.finish();
-                    compare("finish", producer_.finish(), expected);
+                    compare("finish", producer_->finish(), expected);
                     break;
                 }
                 case Op::abort:
                     group_.abort(model::Error::cancel);
-                    producer_.abort(model::Error::cancel);
+                    producer_->abort(model::Error::cancel);
                     break;
                 case Op::cap:
                 case Op::skip:
@@ -190,6 +192,10 @@ private:
                     if (!readers_.empty()) readers_[step.reader % readers_.size()]->mailbox.post(Command{kind, step.n});
                     break;
                 }
+                case Op::drop:
+                    group_.drop();
+                    producer_.reset();
+                    break;
                 case Op::yield: task.yield(); break;
                 case Op::advance: {
                     kio::Deadline deadline{task.clock()};
@@ -282,7 +288,7 @@ private:
     }
 
     void read(sim::Task& task, Reader& reader) {
-        model::GroupConsumer consumer = producer_.consume();
+        model::GroupConsumer consumer = origin_;  // a clone: the producer may be gone by now
         if (reader.spec.skip != 0) consumer.skip_to(reader.spec.skip);
         if (reader.spec.capped) consumer.with_end(reader.spec.end);
         switch (reader.spec.way) {
@@ -372,7 +378,8 @@ private:
 
     const GroupCase& value_;
     sim::Executor executor_;
-    model::GroupProducer producer_{0};
+    std::optional<model::GroupProducer> producer_{std::in_place, 0};
+    const model::GroupConsumer origin_ = producer_->consume();
     oracle::GroupModel group_;
     std::vector<std::unique_ptr<Reader>> readers_;
     std::string violation_;
@@ -411,7 +418,8 @@ struct Traits {
                                                                   {2, Op::range},
                                                                   {6, Op::poke},
                                                                   {4, Op::yield},
-                                                                  {5, Op::advance}})),
+                                                                  {5, Op::advance},
+                                                                  {1, Op::drop}})),
             rc::gen::set(&Step::reader, rc::gen::inRange<std::uint8_t>(0, 3)),
             rc::gen::set(&Step::n, rc::gen::inRange<std::uint8_t>(0, 5)));
         const auto reader = rc::gen::build<ReaderSpec>(

@@ -195,6 +195,15 @@ private:
     }
 
     void drop() {
+        release([](T&) {});
+    }
+
+public:
+    // Lets go of this handle now. If it is the last producer of an open cell, `on_last`
+    // changes the value under the same lock that closes the cell; `wake` false drops
+    // the waiters unwoken (for a mutation site only).
+    template <class F>
+    void release(F&& on_last, bool wake = true) {
         if (!state_) return;
         typename detail::CellState<T>::Drained woken;
         bool closing = false;
@@ -202,13 +211,16 @@ private:
             std::lock_guard lock(state_->mutex);
             // Decided under the lock in step with the closed flag.
             if (--state_->producers == 0 && !state_->closed) {
+                std::forward<F>(on_last)(state_->value);
                 woken = state_->close_locked();
                 closing = true;
             }
         }
-        if (closing) woken.wake();
+        if (closing && wake) woken.wake();
         state_.reset();
     }
+
+private:
 
     std::shared_ptr<detail::CellState<T>> state_;
 };

@@ -144,6 +144,28 @@ void GroupProducer::abort(Error error) {
     if (open && MOQ_SITE("group.abort.notify", notify)) cell_.close();
 }
 
+GroupProducer& GroupProducer::operator=(GroupProducer&& other) noexcept {
+    if (this != &other) {
+        release();
+        sequence_ = other.sequence_;
+        cell_ = std::move(other.cell_);
+    }
+    return *this;
+}
+
+void GroupProducer::release() {
+    cell_.release(
+        [](GroupState& state) {
+            if (state.fin || state.abort) return;  // a finished group keeps its frames
+            // Nobody will finish it: what it holds is no group, so release the cache.
+            state.abort = Error::dropped;
+            state.frames.clear();
+            state.partial.reset();
+            state.bytes = 0;
+        },
+        MOQ_SITE("group.drop.notify", notify));
+}
+
 GroupConsumer GroupProducer::consume() const { return GroupConsumer(sequence_, cell_.consume()); }
 
 std::size_t GroupProducer::frame_count() const {

@@ -34,6 +34,13 @@ class GroupConsumer;
 class GroupProducer {
 public:
     explicit GroupProducer(std::uint64_t sequence, GroupLimits limits = {});
+    // Copies share the group; the last one to go, unless the group finished or was
+    // aborted, releases the cache and ends every reader with `dropped`.
+    GroupProducer(const GroupProducer&) = default;
+    GroupProducer(GroupProducer&&) noexcept = default;
+    GroupProducer& operator=(const GroupProducer&) = delete;
+    GroupProducer& operator=(GroupProducer&& other) noexcept;
+    ~GroupProducer() { release(); }
 
     // A whole frame in one step. Errors leave the group as it was, except a limit,
     // which aborts the group.
@@ -54,6 +61,8 @@ public:
 private:
     // Why a new frame of `size` bytes cannot start now, if it cannot.
     static std::optional<Error> refuse_new_frame(const GroupState& state, std::size_t size);
+    // Lets go of this handle (see the destructor).
+    void release();
 
     std::uint64_t sequence_;
     kio::Producer<GroupState> cell_;

@@ -74,18 +74,66 @@ TEST_CASE("abort_after_finish_keeps_the_clean_end_for_a_drained_reader") {
     CHECK(drained.poll_finished(waiter).value().item() == 1);
 }
 
-TEST_CASE("dropping_an_unfinished_producer_ends_readers_with_dropped") {
+TEST_CASE("g7_the_last_producer_going_releases_the_cache") {
     WakeCounter task;
     const Waiter waiter{task.waker()};
     auto producer = std::make_unique<GroupProducer>(0);
-    GroupConsumer consumer = producer->consume();
-    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    GroupConsumer whole = producer->consume();
+    GroupConsumer chunked = producer->consume();
+    GroupConsumer counting = producer->consume();
+    REQUIRE_FALSE(producer->write_frame("cached"));
+    REQUIRE_FALSE(producer->start_frame(4));
+    REQUIRE_FALSE(producer->write_chunk("ab"));
+    auto frame = chunked.poll_next_frame(waiter);
+    REQUIRE(frame.is_ready());
+    REQUIRE(frame.value().is_item());
+    CHECK(frame.value().item().poll_read_chunk(waiter).value().item() == "cached");
+    CHECK(frame.value().item().poll_read_chunk(waiter).value().is_end());
+    auto arriving = chunked.poll_next_frame(waiter);
+    REQUIRE(arriving.value().is_item());
+    CHECK(arriving.value().item().poll_read_chunk(waiter).value().item() == "ab");
+    CHECK(arriving.value().item().poll_read_chunk(waiter).is_pending());
+    CHECK(counting.poll_finished(waiter).is_pending());
+    task.reset();
     producer.reset();
-    CHECK(task.wakes() == 1);
-    CHECK(consumer.poll_read_frame(waiter).value().error() == Error::dropped);
+    CHECK(task.wakes() >= 1);
+    // The frame written before the producer went is gone with the cache.
+    CHECK(whole.poll_read_frame(waiter).value().error() == Error::dropped);
+    CHECK(arriving.value().item().poll_read_chunk(waiter).value().error() == Error::dropped);
+    CHECK(counting.poll_finished(waiter).value().error() == Error::dropped);
 }
 
-TEST_CASE("dropping_a_finished_producer_keeps_its_frames") {
+TEST_CASE("g7_the_last_producer_going_wakes_every_parked_reader") {
+    WakeCounter first_task;
+    WakeCounter second_task;
+    const Waiter first{first_task.waker()};
+    const Waiter second{second_task.waker()};
+    auto producer = std::make_unique<GroupProducer>(0);
+    GroupConsumer reading = producer->consume();
+    GroupConsumer counting = producer->consume();
+    CHECK(reading.poll_read_frame(first).is_pending());
+    CHECK(counting.poll_finished(second).is_pending());
+    producer.reset();
+    CHECK(first_task.wakes() == 1);
+    CHECK(second_task.wakes() == 1);
+    CHECK(reading.poll_read_frame(first).value().error() == Error::dropped);
+}
+
+TEST_CASE("g7_a_copy_of_the_producer_keeps_the_group_open") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    auto producer = std::make_unique<GroupProducer>(0);
+    GroupProducer copy = *producer;
+    GroupConsumer consumer = producer->consume();
+    REQUIRE_FALSE(producer->write_frame("a"));
+    producer.reset();
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "a");
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    REQUIRE_FALSE(copy.write_frame("b"));
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "b");
+}
+
+TEST_CASE("g7_a_finished_group_keeps_its_frames_when_its_producer_goes") {
     WakeCounter task;
     const Waiter waiter{task.waker()};
     auto producer = std::make_unique<GroupProducer>(0);
@@ -95,6 +143,28 @@ TEST_CASE("dropping_a_finished_producer_keeps_its_frames") {
     producer.reset();
     CHECK(frame_of(consumer.poll_read_frame(waiter)) == "kept");
     CHECK(consumer.poll_read_frame(waiter).value().is_end());
+}
+
+TEST_CASE("g7_the_producer_going_after_an_abort_keeps_the_abort") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    auto producer = std::make_unique<GroupProducer>(0);
+    GroupConsumer consumer = producer->consume();
+    producer->write_frame("a");
+    producer->abort(Error::cancel);
+    producer.reset();
+    CHECK(consumer.poll_read_frame(waiter).value().error() == Error::cancel);
+}
+
+TEST_CASE("g7_a_producer_moved_onto_another_releases_the_group_it_held") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer producer{0};
+    GroupConsumer consumer = producer.consume();
+    REQUIRE_FALSE(producer.write_frame("a"));
+    producer = GroupProducer{1};
+    CHECK(consumer.poll_read_frame(waiter).value().error() == Error::dropped);
+    CHECK(producer.sequence() == 1);
 }
 
 TEST_CASE_FIXTURE(OneGroup, "a_chunked_frame_reads_whole_once_it_ends") {
