@@ -57,9 +57,13 @@ TrackCursor& ResumeReader::cursor(Copy& copy, Walk walk) {
     return *slot;
 }
 
+bool ResumeReader::within_until(const Copy& copy, std::uint64_t sequence) {
+    return !copy.replaced || (copy.until && sequence <= *copy.until);
+}
+
 bool ResumeReader::deliverable(const Copy& copy, std::uint64_t sequence, Walk walk) const {
     if (sequence < range_start_ || (range_end_ && sequence >= *range_end_)) return false;
-    if (copy.replaced && (!copy.until || sequence > *copy.until)) return false;
+    if (!within_until(copy, sequence)) return false;
     if (walk == Walk::sequence) return !floor_ || sequence > *floor_;
     return !delivered_.contains(sequence);
 }
@@ -174,16 +178,11 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
                 break;
             }
             const Peek* peek = answer.value().item();
-            if (range_end_ && peek->sequence >= *range_end_ && !(copy->replaced && copy->until &&
-                                                                 peek->sequence > *copy->until)) {
+            if (range_end_ && peek->sequence >= *range_end_ && within_until(*copy, peek->sequence)) {
                 // Past the range's end for now: the end may still be raised.
                 if (walk == Walk::sequence) {
-                    // A dead copy lands nothing lower: it is done, with its error.
-                    if (const auto error = copy->track.aborted()) {
-                        copy->done[slot] = *error;
-                    } else {
-                        looked.push_back(&*copy);
-                    }
+                    // Kept for a raised end, even from a copy that failed since.
+                    looked.push_back(&*copy);
                     break;
                 }
                 held_.emplace(peek->sequence, Held{copy->generation, *peek});
@@ -238,8 +237,12 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
         if (range_exhausted(walk)) return Next<const Peek*>(End{});
         if (route.end && *route.end) return Next<const Peek*>(**route.end);
         if (serving && serving->done[slot]) {
-            if (!*serving->done[slot]) return Next<const Peek*>(End{});  // the serving copy ended cleanly
-            if (concluded) return Next<const Peek*>(**serving->done[slot]);
+            // The serving copy ended: the read ends unless it holds a group past the range's
+            // end, which a raised end would still hand out.
+            if (held_.empty()) {
+                if (!*serving->done[slot]) return Next<const Peek*>(End{});
+                if (concluded) return Next<const Peek*>(**serving->done[slot]);
+            }
             // Otherwise a serving copy that failed waits for the next route.
         } else if (!serving && concluded) {
             if (route.end) return Next<const Peek*>(End{});

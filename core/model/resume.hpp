@@ -103,6 +103,9 @@ private:
     kio::Poll<Next<const Peek*>> walk_once(const kio::Waiter& waiter, Walk walk);
     void follow_route(const RouteState& route);
     TrackCursor& cursor(Copy& copy, Walk walk);
+    // A replaced copy supplies nothing past its until (nothing at all without one), not
+    // even a group to hold past the range's end.
+    [[nodiscard]] static bool within_until(const Copy& copy, std::uint64_t sequence);
     [[nodiscard]] bool deliverable(const Copy& copy, std::uint64_t sequence, Walk walk) const;
     // A group at or below `below` that `copy` does not have yet but may still land.
     [[nodiscard]] bool may_land(const Copy& copy, Walk walk, std::optional<std::uint64_t> below) const;
