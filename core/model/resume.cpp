@@ -185,7 +185,9 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
                     looked.push_back(&*copy);
                     break;
                 }
-                held_.emplace(peek->sequence, Held{copy->generation, *peek});
+                // Only a group it may still hand out: one handed out before is not held again.
+                if (!delivered_.contains(peek->sequence))
+                    held_.emplace(peek->sequence, Held{copy->generation, *peek});
                 // Bounded like the delivered set: the furthest out goes first.
                 if (held_.size() > options_.delivered_window) held_.erase(std::prev(held_.end()));
                 reader.skip();

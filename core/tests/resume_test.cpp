@@ -370,3 +370,16 @@ TEST_CASE_FIXTURE(Front, "r12_a_failed_copy_keeps_a_group_past_the_range_end_for
     reader.set_range(0, std::nullopt);
     CHECK(take(Walk::sequence) == 3);
 }
+
+TEST_CASE_FIXTURE(Front, "r12_a_group_handed_out_before_is_not_held_past_the_range_end") {
+    route.serve_from(a.consume());
+    land(a, 8);
+    CHECK(take(Walk::arrival) == 8);
+    reader.set_range(0, 1);
+    land(b, 8);
+    REQUIRE_FALSE(b.finish());
+    route.serve_from(b.consume());
+    // B's 8 lies past the range's end but was handed out already: nothing is held, and
+    // B's clean end ends the read.
+    CHECK(ended(Walk::arrival));
+}
