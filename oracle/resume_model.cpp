@@ -373,6 +373,29 @@ void ResumeModel::answered_pending(kio::Instant now) {
     keep(std::move(kept));
 }
 
+// R3/R4/R12: the states in which one of the reader's copies of `copy` supplied `sequence`
+// (narrowing that copy's until), or it was held past the range's end.
+std::vector<ResumeModel::Belief> ResumeModel::suppliers(const Belief& belief, int copy, std::uint64_t sequence,
+                                                        std::optional<std::string>& reason) const {
+    std::vector<Belief> out;
+    std::optional<std::string> refused = "R3: group " + std::to_string(sequence) + " came from copy " +
+                                         copy_name(copy) + ", which the reader never adopted";
+    for (std::size_t index = 0; index < belief.copies.size(); ++index) {
+        const HeldCopy& held = belief.copies[index];
+        if (held.copy != copy) continue;
+        refused = refuses(held, sequence, now_at());
+        if (refused) continue;
+        out.push_back(belief);
+        if (held.replaced) out.back().copies[index].until_low = max_of(held.until_low, sequence);
+    }
+    // R12: a group held past the range's end is handed out once the range covers it,
+    // whatever became of its copy since.
+    if (out.empty() && maybe_held_.contains({copy, sequence}) && in_range(sequence) && fresh(sequence))
+        out.push_back(belief);
+    if (out.empty() && !reason) reason = refused;
+    return out;
+}
+
 std::optional<std::string> ResumeModel::answered_group(std::uint64_t sequence, const std::vector<std::string>& frames,
                                                        kio::Instant now) {
     const std::string what = "group " + std::to_string(sequence);
@@ -384,32 +407,18 @@ std::optional<std::string> ResumeModel::answered_group(std::uint64_t sequence, c
         return "R6: " + what + " read the frame '" + frame + "', which names another group";
     std::vector<Belief> kept;
     std::optional<std::string> reason;
-    for (Belief& belief : window_beliefs(now)) {
-        std::optional<std::string> refused = "R3: " + what + " came from copy " + copy_name(copy) +
-                                             ", which the reader never adopted";
-        for (HeldCopy& held : belief.copies) {
-            if (held.copy != copy) continue;
-            refused = refuses(held, sequence, now_at());
-            if (refused) continue;
-            if (held.replaced) held.until_low = max_of(held.until_low, sequence);
-            break;
-        }
+    for (const Belief& belief : window_beliefs(now)) {
         // R9: a sequence walk hands out the lowest group the serving copy had when it looked.
-        if (!refused && walk_ == model::Walk::sequence)
-            for (std::uint64_t lower : owed(belief, window_from_))
-                if (lower < sequence) {
-                    refused = "R9: " + what + " handed out while the serving copy had group " + std::to_string(lower);
-                    break;
-                }
-        // R12: a group held past the range's end is handed out once the range covers it,
-        // whatever became of its copy since.
-        if (refused && maybe_held_.contains({copy, sequence}) && in_range(sequence) && fresh(sequence))
-            refused.reset();
-        if (refused) {
-            if (!reason) reason = refused;
-            continue;
-        }
-        kept.push_back(std::move(belief));
+        if (walk_ == model::Walk::sequence)
+            if (const auto lower = owed(belief, window_from_); !lower.empty() && lower.front() < sequence) {
+                if (!reason)
+                    reason = "R9: " + what + " handed out while the serving copy had group " +
+                             std::to_string(lower.front());
+                continue;
+            }
+        for (Belief& next : suppliers(belief, copy, sequence, reason))
+            if (kept.size() < belief_limit && std::find(kept.begin(), kept.end(), next) == kept.end())
+                kept.push_back(std::move(next));
     }
     if (kept.empty()) return reason;
     note_held(kept);

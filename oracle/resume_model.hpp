@@ -119,6 +119,8 @@ private:
     // Why `copy` may not supply `sequence` (by operation `at`), or nothing if it may.
     [[nodiscard]] std::optional<std::string> refuses(const HeldCopy& copy, std::uint64_t sequence,
                                                      std::size_t at) const;
+    [[nodiscard]] std::vector<Belief> suppliers(const Belief& belief, int copy, std::uint64_t sequence,
+                                                std::optional<std::string>& reason) const;
     [[nodiscard]] const HeldCopy* serving(const Belief& belief) const;
     // R7: groups of the serving copy the reader owes at operation `at`.
     [[nodiscard]] std::vector<std::uint64_t> owed(const Belief& belief, std::size_t at) const;
