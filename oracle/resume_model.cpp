@@ -290,14 +290,15 @@ std::optional<std::string> ResumeModel::serving_done(const Belief& belief, std::
 }
 
 std::vector<std::optional<model::Error>> ResumeModel::ends(const Belief& belief, const RouteView& route,
-                                                           std::size_t at, kio::Instant now) const {
+                                                           std::size_t at, std::size_t retained_at,
+                                                           kio::Instant now) const {
     std::vector<std::optional<model::Error>> allowed;
     if (range_exhausted()) allowed.emplace_back(std::nullopt);  // R10
     if (!owed(belief, at).empty()) return allowed;
     // R8: the lowest `until` the window allows decides whether a replaced copy holds it.
     Belief narrow = belief;
     for (HeldCopy& copy : narrow.copies) copy.until_high = copy.until_low;
-    if (retained(narrow, at, now, std::nullopt)) return allowed;
+    if (retained(narrow, retained_at, now, std::nullopt)) return allowed;
     if (route.end && *route.end) allowed.emplace_back(**route.end);  // R13
     const bool concluded = route.end.has_value();
     std::optional<model::Error> error;
@@ -438,12 +439,14 @@ std::optional<std::string> ResumeModel::answered_end(std::optional<model::Error>
             const Belief adopted = route.generation == belief.generation
                                        ? belief
                                        : adopt_at(belief, route.generation, read_at, now_at(), now);
-            for (std::size_t at = read_at; at <= now_at(); ++at) {
-                const auto allowed = ends(adopted, route, at, now);
-                if (std::find(allowed.begin(), allowed.end(), error) == allowed.end()) continue;
-                if (std::find(kept.begin(), kept.end(), adopted) == kept.end()) kept.push_back(adopted);
-                break;
-            }
+            // The walk reads each copy, and later judges retention, at points of its own.
+            bool allowed_here = false;
+            for (std::size_t at = read_at; at <= now_at() && !allowed_here; ++at)
+                for (std::size_t retained_at = read_at; retained_at <= now_at() && !allowed_here; ++retained_at) {
+                    const auto allowed = ends(adopted, route, at, retained_at, now);
+                    allowed_here = std::find(allowed.begin(), allowed.end(), error) != allowed.end();
+                }
+            if (allowed_here && std::find(kept.begin(), kept.end(), adopted) == kept.end()) kept.push_back(adopted);
         }
     if (kept.empty()) return "R10: the reader ended with " + describe_end(error) + ", which no end rule allows";
     keep(std::move(kept));
@@ -475,7 +478,7 @@ std::optional<std::string> ResumeModel::quiescent(kio::Instant now) const {
         }
         if (retained(current, now_at(), now, std::nullopt)) return std::nullopt;
         if (may_hold()) return std::nullopt;  // R12
-        const auto allowed = ends(current, route, now_at(), now);
+        const auto allowed = ends(current, route, now_at(), now_at(), now);
         if (allowed.empty()) return std::nullopt;
         if (!reason) reason = "R10: missed wake: the reader is parked but should have ended with " + describe_end(allowed.front());
     }

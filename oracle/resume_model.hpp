@@ -137,8 +137,10 @@ private:
     void note_held(const std::vector<Belief>& beliefs);
     [[nodiscard]] bool may_hold() const;
     // R10-R13: the ends a walk may answer with the route read as `route` and copies at `at`.
+    // The copies read at `at`, retention judged at `retained_at`.
     [[nodiscard]] std::vector<std::optional<model::Error>> ends(const Belief& belief, const RouteView& route,
-                                                                std::size_t at, kio::Instant now) const;
+                                                                std::size_t at, std::size_t retained_at,
+                                                                kio::Instant now) const;
     [[nodiscard]] std::optional<std::string> serving_done(const Belief& belief, std::size_t at,
                                                           std::optional<model::Error>& error) const;
 
