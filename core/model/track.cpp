@@ -11,6 +11,13 @@ const kio::Waiter& registering(bool on, const kio::Waiter& waiter) {
     return on ? waiter : kio::noop_waiter();
 }
 
+// An aborted group is never handed out by a cursor. Read under the group's own lock;
+// a walk calls it under the track's lock (always in that order), so the check and the
+// walk's registration on the track are one step.
+bool aborted(const GroupConsumer& group) {
+    return group.cell().read([](const GroupState& state) { return state.abort.has_value(); });
+}
+
 }  // namespace
 
 std::variant<GroupProducer, Error> TrackProducer::create_group(std::uint64_t sequence, GroupLimits limits) {
@@ -97,7 +104,12 @@ kio::Poll<Next<GroupConsumer>> TrackConsumer::poll_group(std::uint64_t sequence,
 }
 
 kio::Poll<Next<const Peek*>> TrackCursor::peek_walk(const kio::Waiter& waiter) {
-    if (peeked_ && walk_ == Walk::arrival) return Next<const Peek*>(&*peeked_);
+    if (peeked_ && walk_ == Walk::arrival) {
+        if (!aborted(peeked_->group)) return Next<const Peek*>(&*peeked_);
+        // Aborted since it was peeked: skipped like any aborted landing.
+        peeked_.reset();
+        ++arrival_index_;
+    }
     peeked_.reset();
     return reads_.walk(waiter, walk_, MOQ_SITE("track.gate.setup", gate),
                        [&](const kio::Waiter& through) { return walk_once(through); });
@@ -106,30 +118,48 @@ kio::Poll<Next<const Peek*>> TrackCursor::peek_walk(const kio::Waiter& waiter) {
 kio::Poll<Next<const Peek*>> TrackCursor::walk_once(const kio::Waiter& waiter) {
     const kio::Waiter& registered = registering(MOQ_SITE("track.cursor.register", register_input), waiter);
     auto answer = track_.cell().poll(registered, [&](const TrackState& state) -> std::optional<Next<std::monostate>> {
-        if (walk_ == Walk::arrival) {
-            for (; arrival_index_ < state.arrival.size(); ++arrival_index_) {
-                const std::uint64_t sequence = state.arrival[arrival_index_];
-                if (sequence < floor_) continue;
-                peeked_.emplace(Peek{sequence, state.groups.at(sequence)});
-                return Next<std::monostate>(std::monostate{});
-            }
-            if (state.abort) return Next<std::monostate>(*state.abort);
-            if (state.final_sequence) return Next<std::monostate>(End{});
-            return std::nullopt;
-        }
-        if (auto next = state.groups.lower_bound(floor_); next != state.groups.end()) {
-            peeked_.emplace(Peek{next->first, next->second});
-            return Next<std::monostate>(std::monostate{});
-        }
-        if (state.abort) return Next<std::monostate>(*state.abort);
-        if (state.final_sequence && *state.final_sequence <= floor_) return Next<std::monostate>(End{});
-        return std::nullopt;
+        return walk_arrival_or_sequence(state);
     });
     if (answer.is_closed()) return Next<const Peek*>(Error::dropped);
     if (answer.is_pending()) return kio::Poll<Next<const Peek*>>::pending();
     if (answer.value().is_item()) return Next<const Peek*>(&*peeked_);
     if (answer.value().is_end()) return Next<const Peek*>(End{});
     return Next<const Peek*>(answer.value().error());
+}
+
+std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const TrackState& state) {
+    if (walk_ == Walk::arrival) {
+        for (; arrival_index_ < state.arrival.size(); ++arrival_index_) {
+            const std::uint64_t sequence = state.arrival[arrival_index_];
+            if (sequence < floor_) continue;
+            const GroupConsumer& group = state.groups.at(sequence);
+            if (aborted(group)) continue;
+            peeked_.emplace(Peek{sequence, group});
+            return Next<std::monostate>(std::monostate{});
+        }
+        if (state.abort) return Next<std::monostate>(*state.abort);
+        if (state.final_sequence) return Next<std::monostate>(End{});
+        return std::nullopt;
+    }
+    // The lowest live group at or above the floor. Aborted ones are skipped; while they
+    // fill every sequence from the floor on, nothing below the end can land any more.
+    std::uint64_t covered_to = floor_;
+    for (auto next = state.groups.lower_bound(floor_); next != state.groups.end(); ++next) {
+        if (!aborted(next->second)) {
+            peeked_.emplace(Peek{next->first, next->second});
+            return Next<std::monostate>(std::monostate{});
+        }
+        if (next->first == covered_to) ++covered_to;
+    }
+    if (state.abort) return Next<std::monostate>(*state.abort);
+    if (state.final_sequence && *state.final_sequence <= covered_to) return Next<std::monostate>(End{});
+    return std::nullopt;
+}
+
+void TrackCursor::watch(const kio::Waiter& waiter) const {
+    track_.watch(waiter);
+    if (peeked_ && MOQ_SITE("track.peek.register", register_input))
+        static_cast<void>(peeked_->group.cell().poll_closed(waiter));
 }
 
 std::optional<Peek> TrackCursor::take() {

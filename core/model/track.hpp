@@ -96,7 +96,8 @@ public:
 
     // The next group without handing it out. Gated: a re-poll by the same task that
     // nothing woke answers Pending without walking. An arrival walk keeps its peek until
-    // taken; a sequence walk looks again each time, since a lower group may land.
+    // taken, unless the group is aborted meanwhile; a sequence walk looks again each
+    // time, since a lower group may land. An aborted group is never offered.
     kio::Poll<Next<const Peek*>> poll_peek(const kio::Waiter& waiter) {
         if (!(peeked_ && walk_ == Walk::arrival) &&
             reads_.answer_parked(waiter, walk_, MOQ_SITE("track.gate.check", gate)))
@@ -110,6 +111,10 @@ public:
     void skip();
     // Sequences below `floor` are never offered again. A disarm point.
     void raise_floor(std::uint64_t floor);
+    // For a caller that parks with a peek in hand (a Ready peek registers nothing):
+    // registers `waiter` for the track's next change and for the end of the peeked
+    // group, whose abort changes what this cursor answers next.
+    void watch(const kio::Waiter& waiter) const;
 
     [[nodiscard]] Walk walk() const { return walk_; }
     [[nodiscard]] const TrackConsumer& track() const { return track_; }
@@ -119,6 +124,8 @@ public:
 private:
     kio::Poll<Next<const Peek*>> peek_walk(const kio::Waiter& waiter);
     kio::Poll<Next<const Peek*>> walk_once(const kio::Waiter& waiter);
+    // Under the track's lock: peeks the next group, or answers the end, or nullopt.
+    std::optional<Next<std::monostate>> walk_arrival_or_sequence(const TrackState& state);
     void disarm() { reads_.disarm(); }
 
     TrackConsumer track_;

@@ -143,3 +143,95 @@ TEST_CASE_FIXTURE(OneTrack, "a_declared_end_below_the_newest_group_is_refused") 
     CHECK(producer.finish_at(2) == Error::closed);
     CHECK_FALSE(producer.finish_at(4));
 }
+
+// T6: a cursor never offers an aborted group.
+
+TEST_CASE_FIXTURE(OneTrack, "t6_an_arrival_walk_skips_a_group_aborted_after_it_landed") {
+    TrackCursor cursor = producer.consume().cursor(Walk::arrival);
+    create(4);
+    create(2).abort(Error::cancel);
+    create(7);
+    CHECK(take_next(cursor, waiter) == 4);
+    CHECK(take_next(cursor, waiter) == 7);
+    producer.finish();
+    CHECK(ended(cursor, waiter));
+}
+
+TEST_CASE_FIXTURE(OneTrack, "t6_a_sequence_walk_skips_a_group_aborted_after_it_landed") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    GroupProducer two = create(2);
+    create(5);
+    two.abort(Error::cancel);
+    CHECK(take_next(cursor, waiter) == 5);
+    CHECK(cursor.poll_peek(waiter).is_pending());
+}
+
+TEST_CASE_FIXTURE(OneTrack, "t6_an_arrival_peek_held_across_an_abort_is_skipped") {
+    TrackCursor cursor = producer.consume().cursor(Walk::arrival);
+    GroupProducer three = create(3);
+    create(1);
+    auto peek = cursor.poll_peek(waiter);
+    REQUIRE(peek.is_ready());
+    REQUIRE(peek.value().item()->sequence == 3);
+    three.abort(Error::cancel);
+    CHECK(take_next(cursor, waiter) == 1);
+    CHECK(cursor.poll_peek(waiter).is_pending());
+}
+
+TEST_CASE_FIXTURE(OneTrack, "t6_a_sequence_peek_of_a_group_aborted_since_is_not_offered_again") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    GroupProducer three = create(3);
+    create(6);
+    auto peek = cursor.poll_peek(waiter);
+    REQUIRE(peek.is_ready());
+    REQUIRE(peek.value().item()->sequence == 3);
+    three.abort(Error::cancel);
+    CHECK(take_next(cursor, waiter) == 6);
+}
+
+// T7: a sequence walk ends once every sequence left below the end is an aborted group,
+// since none of them can land again.
+
+TEST_CASE_FIXTURE(OneTrack, "t7_a_sequence_walk_ends_when_only_aborted_groups_are_left_below_the_end") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence, 5);
+    REQUIRE_FALSE(producer.finish_at(7));
+    create(6).abort(Error::cancel);
+    CHECK(cursor.poll_peek(waiter).is_pending());  // 5 may still land
+    GroupProducer five = create(5);
+    CHECK(task.wakes() == 1);
+    five.abort(Error::cancel);
+    CHECK(ended(cursor, waiter));
+}
+
+TEST_CASE_FIXTURE(OneTrack, "t7_a_sequence_walk_waits_for_a_gap_between_aborted_groups") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    REQUIRE_FALSE(producer.finish_at(3));
+    create(0).abort(Error::cancel);
+    create(2).abort(Error::cancel);
+    CHECK(cursor.poll_peek(waiter).is_pending());  // 1 may still land
+    create(1);
+    CHECK(take_next(cursor, waiter) == 1);
+    CHECK(ended(cursor, waiter));
+}
+
+// T10: a caller parked with a peek in hand hears the peeked group's abort.
+
+TEST_CASE_FIXTURE(OneTrack, "t10_watching_a_held_peek_wakes_when_its_group_is_aborted") {
+    TrackCursor cursor = producer.consume().cursor(Walk::arrival);
+    GroupProducer zero = create(0);
+    REQUIRE(cursor.poll_peek(waiter).is_ready());
+    cursor.watch(waiter);
+    zero.abort(Error::cancel);
+    CHECK(task.wakes() == 1);
+    CHECK(cursor.poll_peek(waiter).is_pending());
+}
+
+TEST_CASE_FIXTURE(OneTrack, "t10_watching_a_held_peek_wakes_when_a_group_lands") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    create(4);
+    REQUIRE(cursor.poll_peek(waiter).is_ready());
+    cursor.watch(waiter);
+    create(2);
+    CHECK(task.wakes() == 1);
+    CHECK(take_next(cursor, waiter) == 2);
+}
