@@ -12,212 +12,477 @@ std::string describe_end(const std::optional<model::Error>& end) {
     return end ? "error " + std::string(model::error_name(*end)) : std::string("a clean end");
 }
 
+std::optional<std::uint64_t> max_of(std::optional<std::uint64_t> a, std::optional<std::uint64_t> b) {
+    if (!a) return b;
+    if (!b) return a;
+    return std::max(*a, *b);
+}
+
+constexpr std::size_t belief_limit = 256;
+
 }  // namespace
 
-bool ResumeModel::landed(int copy, std::uint64_t sequence, kio::Instant now) {
+ResumeModel::ResumeModel(model::Walk walk, kio::Duration grace) : walk_(walk), grace_(grace) {}
+
+std::string ResumeModel::payload(int copy, std::uint64_t sequence) {
+    return copy_name(copy) + ":" + std::to_string(sequence);
+}
+
+// ---- the history ----
+
+bool ResumeModel::land(int copy, std::uint64_t sequence, kio::Instant now) {
     last_event_ = now;
-    Copy& target = copies_[copy];
-    if (target.killed || target.groups.contains(sequence)) return false;
-    if (target.final_sequence && sequence >= *target.final_sequence) return false;
-    target.groups.insert(sequence);
-    widen_window();
+    Track& track = tracks_[copy];
+    if (track.killed_at || track.landed.contains(sequence)) return false;
+    if (track.final_sequence && sequence >= *track.final_sequence) return false;
+    track.landed[sequence] = ++operations_;
     return true;
 }
 
-bool ResumeModel::finished(int copy, kio::Instant now) {
+bool ResumeModel::finish(int copy, kio::Instant now) {
     last_event_ = now;
-    Copy& target = copies_[copy];
-    if (target.killed || target.finished) return false;
-    target.finished = true;
-    target.final_sequence = target.groups.empty() ? 0 : *target.groups.rbegin() + 1;
-    widen_window();
+    Track& track = tracks_[copy];
+    if (track.killed_at || track.finished_at) return false;
+    track.finished_at = ++operations_;
+    track.final_sequence = track.landed.empty() ? 0 : track.landed.rbegin()->first + 1;
     return true;
 }
 
-void ResumeModel::killed(int copy, kio::Instant now) {
-    copies_[copy].killed = true;  // a copy that dies after finishing still ends in error
+void ResumeModel::kill(int copy, kio::Instant now) {
     last_event_ = now;
-    widen_window();
+    if (!tracks_[copy].killed_at) tracks_[copy].killed_at = ++operations_;
 }
 
-void ResumeModel::served(int copy, kio::Instant now) {
-    copy_of_generation_[++generation_] = copy;
+void ResumeModel::serve(int copy, kio::Instant now) {
     last_event_ = now;
-    widen_window();
+    generations_.push_back(Generation{copy, ++operations_});
 }
 
-void ResumeModel::parked(kio::Instant now) {
-    copy_of_generation_[++generation_] = std::nullopt;
+void ResumeModel::park(kio::Instant now) {
     last_event_ = now;
-    widen_window();
+    generations_.push_back(Generation{std::nullopt, ++operations_});
 }
 
-void ResumeModel::ended(std::optional<model::Error> error, kio::Instant now) {
-    if (!end_) end_ = error;
+void ResumeModel::end(std::optional<model::Error> error, kio::Instant now) {
     last_event_ = now;
-    widen_window();
+    ++operations_;
+    if (!end_) {
+        end_ = error;
+        end_at_ = operations_;
+    }
 }
 
-void ResumeModel::range_set(std::uint64_t start, std::optional<std::uint64_t> end, kio::Instant now) {
-    range_start_ = std::max(range_start_, start);  // a range never rewinds
+void ResumeModel::touch(kio::Instant now) { last_event_ = now; }
+
+void ResumeModel::range_set(std::uint64_t start, std::optional<std::uint64_t> end) {
+    range_start_ = std::max(range_start_, start);  // R5: a range never rewinds
     range_end_ = end;
-    last_event_ = now;
-    widen_window();
 }
 
-void ResumeModel::skipped(std::uint64_t floor, kio::Instant now) {
-    if (walk_ == model::Walk::sequence && (!skipped_ || floor > *skipped_)) skipped_ = floor;
-    last_event_ = now;
-    widen_window();
+void ResumeModel::skipped(std::uint64_t floor) {
+    if (walk_ == model::Walk::sequence && (!floor_ || floor > *floor_)) floor_ = floor;
 }
 
-std::optional<std::uint64_t> ResumeModel::sequence_floor() const {
-    if (!newest_) return skipped_;
-    if (!skipped_) return newest_;
-    return std::max(*newest_, *skipped_);
+// ---- the history at an operation index ----
+
+bool ResumeModel::has(int copy, std::uint64_t sequence, std::size_t at) const {
+    auto found = tracks_[copy].landed.find(sequence);
+    return found != tracks_[copy].landed.end() && found->second <= at;
 }
 
-void ResumeModel::poll_started(std::uint64_t route_generation) {
-    window_generation_ = route_generation;
-    window_ends_.clear();
-    widen_window();
+bool ResumeModel::finished(int copy, std::size_t at) const {
+    return tracks_[copy].finished_at && *tracks_[copy].finished_at <= at;
 }
 
-void ResumeModel::widen_window() {
-    for (std::uint64_t generation = std::min(window_generation_, generation_); generation <= generation_; ++generation)
-        for (const auto& end : allowed_ends(generation, true))
-            if (std::find(window_ends_.begin(), window_ends_.end(), end) == window_ends_.end()) window_ends_.push_back(end);
+bool ResumeModel::killed(int copy, std::size_t at) const {
+    return tracks_[copy].killed_at && *tracks_[copy].killed_at <= at;
+}
+
+std::optional<std::uint64_t> ResumeModel::latest(int copy, std::size_t at) const {
+    std::optional<std::uint64_t> newest;
+    for (const auto& [sequence, landed_at] : tracks_[copy].landed)
+        if (landed_at <= at) newest = sequence;
+    return newest;
+}
+
+std::uint64_t ResumeModel::generation_at(std::size_t at) const {
+    std::uint64_t generation = 0;
+    for (std::uint64_t candidate = 1; candidate < generations_.size(); ++candidate)
+        if (generations_[candidate].at <= at) generation = candidate;
+    return generation;
+}
+
+ResumeModel::RouteView ResumeModel::route_at(std::size_t at) const {
+    RouteView view{generation_at(at), std::nullopt};
+    if (end_ && end_at_ <= at) view.end = end_;
+    return view;
+}
+
+// ---- R3/R4: adopting a route generation ----
+
+ResumeModel::Belief ResumeModel::adopt_at(const Belief& belief, std::uint64_t generation, std::size_t read_at,
+                                          std::size_t to, kio::Instant now) const {
+    Belief adopted = belief;
+    adopted.generation = generation;
+    for (HeldCopy& copy : adopted.copies) {
+        if (copy.replaced) continue;
+        // R4: capped at the newest handed out or the copy's latest when the walk followed
+        // the route, somewhere between the route read and the end of the poll.
+        copy.replaced = true;
+        copy.until_low = max_of(newest_, latest(copy.copy, read_at));
+        copy.until_high = max_of(newest_, latest(copy.copy, to));
+        copy.grace_deadline = now + grace_;
+    }
+    if (const auto served = generations_[generation].copy)
+        adopted.copies.push_back(HeldCopy{*served, generation, newest_.value_or(0), false, {}, {}, {}});
+    return adopted;
+}
+
+std::vector<ResumeModel::Belief> ResumeModel::adopt(const Belief& belief, std::size_t from, std::size_t to,
+                                                    kio::Instant now) const {
+    std::vector<Belief> out;
+    for (std::size_t read_at = from; read_at <= to; ++read_at) {
+        const std::uint64_t generation = generation_at(read_at);
+        Belief next = generation == belief.generation ? belief : adopt_at(belief, generation, read_at, to, now);
+        if (std::find(out.begin(), out.end(), next) == out.end()) out.push_back(std::move(next));
+    }
+    return out;
+}
+
+std::vector<ResumeModel::Belief> ResumeModel::window_beliefs(kio::Instant now) const {
+    std::vector<Belief> out;
+    for (const Belief& belief : beliefs_)
+        for (Belief& next : adopt(belief, window_from_, now_at(), now))
+            if (out.size() < belief_limit && std::find(out.begin(), out.end(), next) == out.end())
+                out.push_back(std::move(next));
+    return out;
+}
+
+void ResumeModel::keep(std::vector<Belief> beliefs) { beliefs_ = std::move(beliefs); }
+
+// ---- R5..R9: what may be handed out ----
+
+bool ResumeModel::fresh(std::uint64_t sequence) const {
+    if (walk_ == model::Walk::sequence) return !floor_ || sequence > *floor_;
+    return !delivered_.contains(sequence);
 }
 
 bool ResumeModel::in_range(std::uint64_t sequence) const {
     return sequence >= range_start_ && (!range_end_ || sequence < *range_end_);
 }
 
-std::optional<int> ResumeModel::serving(std::uint64_t generation) const {
-    auto found = copy_of_generation_.find(generation);
-    if (found == copy_of_generation_.end()) return std::nullopt;
-    return found->second;
+std::uint64_t ResumeModel::cursor_floor(const HeldCopy& copy) const {
+    std::uint64_t floor = std::max(range_start_, copy.start);
+    if (walk_ == model::Walk::sequence && floor_) floor = std::max(floor, *floor_ + 1);
+    return floor;
 }
 
-void ResumeModel::observed(std::uint64_t route_generation, std::optional<std::uint64_t> newest_before,
-                           kio::Instant) {
-    while (seen_generation_ < route_generation) {
-        ++seen_generation_;
-        // The reader adopted this generation during the poll: a new copy is asked from
-        // the newest it had handed out by then, and every older copy is capped. The copy's
-        // groups as of now bound what it had when capped (it can only have grown).
-        newest_at_adoption_[seen_generation_] = newest_before;
-        for (auto& [generation, copy] : copy_of_generation_) {
-            if (generation >= seen_generation_ || until_bound_.contains(generation) || !copy) continue;
-            std::optional<std::uint64_t> bound = newest_;
-            const auto& groups = copies_[*copy].groups;
-            if (!groups.empty()) bound = std::max(bound.value_or(0), *groups.rbegin());
-            until_bound_[generation] = bound;
-        }
-    }
-}
-
-std::optional<std::string> ResumeModel::took(std::uint64_t sequence, std::uint64_t from_generation,
-                                             std::uint64_t route_generation, kio::Instant now) {
-    const std::string what = "group " + std::to_string(sequence);
-    if (stopped_) return what + " handed out after the reader ended";
-    if (walk_ == model::Walk::arrival && delivered_.contains(sequence)) return what + " handed out twice";
-    if (walk_ == model::Walk::sequence && sequence_floor() && sequence <= *sequence_floor())
-        return what + " handed out at or below the floor " + std::to_string(*sequence_floor()) + " of a sequence walk";
-    if (!in_range(sequence)) return what + " is outside the range";
-    auto source = copy_of_generation_.find(from_generation);
-    if (source == copy_of_generation_.end() || !source->second)
-        return what + " came from generation " + std::to_string(from_generation) + ", which served no copy";
-    const int copy = *source->second;
-    if (!copies_[copy].groups.contains(sequence)) return what + " came from copy " + copy_name(copy) + ", which never had it";
-    observed(route_generation, newest_, now);
-    if (from_generation < route_generation) {
-        const auto& bound = until_bound_[from_generation];
-        if (!bound || sequence > *bound)
-            return what + " came from replaced copy " + copy_name(copy) + " past its until (" +
-                   (bound ? std::to_string(*bound) : std::string("none")) + ")";
-    }
-    handed_out_.push_back(sequence);
-    delivered_.insert(sequence);
-    newest_ = std::max(newest_.value_or(0), sequence);
+std::optional<std::string> ResumeModel::refuses(const HeldCopy& copy, std::uint64_t sequence,
+                                                std::size_t at) const {
+    const std::string what = "group " + std::to_string(sequence) + " from copy " + copy_name(copy.copy);
+    if (!has(copy.copy, sequence, at)) return "R2: " + what + ", which never had it";
+    if (!in_range(sequence)) return "R5: " + what + " is outside the range";
+    if (!fresh(sequence))
+        return walk_ == model::Walk::sequence ? "R5: " + what + " is at or below the sequence floor"
+                                              : "R5: " + what + " was handed out before";
+    if (sequence < copy.start)
+        return "R3: " + what + " lies below " + std::to_string(copy.start) +
+               ", the newest handed out when that copy was adopted";
+    if (copy.replaced && (!copy.until_high || sequence > *copy.until_high))
+        return "R4: " + what + " came from a replaced copy past its until (" +
+               (copy.until_high ? std::to_string(*copy.until_high) : std::string("none")) + ")";
     return std::nullopt;
 }
 
-std::vector<std::uint64_t> ResumeModel::owed(std::uint64_t generation) const {
+const ResumeModel::HeldCopy* ResumeModel::serving(const Belief& belief) const {
+    if (belief.copies.empty() || belief.copies.back().replaced) return nullptr;
+    return &belief.copies.back();
+}
+
+std::vector<std::uint64_t> ResumeModel::owed(const Belief& belief, std::size_t at) const {
     std::vector<std::uint64_t> missing;
-    const std::optional<int> copy = serving(generation);
-    if (!copy || copies_[*copy].killed) return missing;
-    auto adopted = newest_at_adoption_.find(generation);
-    const std::optional<std::uint64_t> start = adopted == newest_at_adoption_.end() ? newest_ : adopted->second;
-    for (std::uint64_t sequence : copies_[*copy].groups) {
-        if (!in_range(sequence)) continue;
-        if (walk_ == model::Walk::arrival) {
-            // A new copy is read from the newest handed out when it was adopted.
-            if (start && sequence < *start) continue;
-            if (delivered_.contains(sequence)) continue;
-        } else if (sequence_floor() && sequence <= *sequence_floor()) {
-            continue;
-        }
-        missing.push_back(sequence);
-    }
+    const HeldCopy* copy = serving(belief);
+    if (!copy) return missing;
+    for (const auto& [sequence, landed_at] : tracks_[copy->copy].landed)
+        if (landed_at <= at && !refuses(*copy, sequence, at)) missing.push_back(sequence);
     return missing;
+}
+
+bool ResumeModel::may_land(const HeldCopy& copy, std::size_t at, std::optional<std::uint64_t> below) const {
+    // Chosen by the caller: the lowest `until` the window allows (may an end come?) or the
+    // highest (may the reader wait?), passed in through `copy`.
+    if (!copy.replaced || !copy.until_high || killed(copy.copy, at)) return false;
+    std::uint64_t upper = *copy.until_high;
+    if (below) {
+        if (*below == 0) return false;
+        upper = std::min(upper, *below - 1);
+    }
+    if (range_end_) {
+        if (*range_end_ == 0) return false;
+        upper = std::min(upper, *range_end_ - 1);
+    }
+    std::uint64_t lower = cursor_floor(copy);
+    // Below the first group the copy had, nothing is missing: it never had those.
+    for (const auto& [sequence, landed_at] : tracks_[copy.copy].landed)
+        if (landed_at <= at) {
+            lower = std::max(lower, sequence);
+            break;
+        }
+    for (std::uint64_t sequence = lower; sequence <= upper; ++sequence) {
+        if (walk_ == model::Walk::arrival && delivered_.contains(sequence)) continue;
+        if (!has(copy.copy, sequence, at)) return true;
+    }
+    return false;
+}
+
+bool ResumeModel::replaced_done(const HeldCopy& copy, std::size_t at) const {
+    if (killed(copy.copy, at)) return true;
+    if (!finished(copy.copy, at)) return false;
+    for (const auto& [sequence, landed_at] : tracks_[copy.copy].landed) {
+        if (landed_at > at || sequence < cursor_floor(copy)) continue;
+        if (!refuses(copy, sequence, at)) return false;  // it would hand this out first
+        // A sequence walk stops at a group past the range's end that it may still supply.
+        if (walk_ == model::Walk::sequence && copy.until_high && sequence <= *copy.until_high && fresh(sequence))
+            return false;
+    }
+    return true;
+}
+
+bool ResumeModel::retained(const Belief& belief, std::size_t at, kio::Instant now,
+                           std::optional<std::uint64_t> below) const {
+    return std::any_of(belief.copies.begin(), belief.copies.end(), [&](const HeldCopy& copy) {
+        return copy.replaced && now < copy.grace_deadline && may_land(copy, at, below) && !replaced_done(copy, at);
+    });
 }
 
 bool ResumeModel::range_exhausted() const {
     if (!range_end_) return false;
     if (range_start_ >= *range_end_) return true;
-    if (walk_ == model::Walk::sequence) return sequence_floor() && *sequence_floor() + 1 >= *range_end_;
+    if (walk_ == model::Walk::sequence) return floor_ && *floor_ + 1 >= *range_end_;
     for (std::uint64_t sequence = range_start_; sequence < *range_end_; ++sequence)
         if (!delivered_.contains(sequence)) return false;
     return true;
 }
 
-std::vector<std::optional<model::Error>> ResumeModel::allowed_ends(std::uint64_t generation,
-                                                                   bool finish_wins) const {
-    std::vector<std::optional<model::Error>> allowed;
-    if (range_exhausted()) allowed.emplace_back(std::nullopt);
-    if (end_ && *end_) allowed.emplace_back(*end_);
-    const std::optional<int> copy = serving(generation);
-    // A copy that finished did so before any kill (a killed copy refuses to finish).
-    bool drained = copy && copies_[*copy].finished && (finish_wins || !copies_[*copy].killed) &&
-                   owed(generation).empty();
-    if (drained && walk_ == model::Walk::sequence) {
-        // Groups below a finished copy's end may still land: a sequence walk is done only
-        // once its floor reached that end.
-        const std::uint64_t floor = std::max(range_start_, sequence_floor() ? *sequence_floor() + 1 : 0);
-        drained = *copies_[*copy].final_sequence <= floor;
+// ---- R10..R13: ends ----
+
+std::optional<std::string> ResumeModel::serving_done(const Belief& belief, std::size_t at,
+                                                     std::optional<model::Error>& error) const {
+    const HeldCopy* copy = serving(belief);
+    if (!copy) return "no copy serves";
+    if (!owed(belief, at).empty()) return "the serving copy still has a group";
+    // R12: a group past the range's end keeps the read open: the end may still be raised.
+    for (const auto& [sequence, landed_at] : tracks_[copy->copy].landed)
+        if (landed_at <= at && range_end_ && sequence >= *range_end_ && sequence >= cursor_floor(*copy) &&
+            fresh(sequence))
+            return "the serving copy has a group past the range's end";
+    if (killed(copy->copy, at)) {
+        error = model::Error::route_failed;
+        return std::nullopt;
     }
-    if (drained) allowed.emplace_back(std::nullopt);
-    if (end_ && !*end_ && (!copy || drained)) allowed.emplace_back(std::nullopt);
-    if (end_ && copy && copies_[*copy].killed) allowed.emplace_back(model::Error::route_failed);
+    if (!finished(copy->copy, at)) return "the serving copy is not finished";
+    // A sequence walk ends only once its floor reached the copy's end: a group below it
+    // may still land (R11).
+    if (walk_ == model::Walk::sequence && *tracks_[copy->copy].final_sequence > cursor_floor(*copy))
+        return "a group below the serving copy's end may still land";
+    error.reset();
+    return std::nullopt;
+}
+
+std::vector<std::optional<model::Error>> ResumeModel::ends(const Belief& belief, const RouteView& route,
+                                                           std::size_t at, std::size_t retained_at,
+                                                           kio::Instant now) const {
+    std::vector<std::optional<model::Error>> allowed;
+    if (range_exhausted()) allowed.emplace_back(std::nullopt);  // R10
+    if (!owed(belief, at).empty()) return allowed;
+    // R8: the lowest `until` the window allows decides whether a replaced copy holds it.
+    Belief narrow = belief;
+    for (HeldCopy& copy : narrow.copies) copy.until_high = copy.until_low;
+    if (retained(narrow, retained_at, now, std::nullopt)) return allowed;
+    if (route.end && *route.end) allowed.emplace_back(**route.end);  // R13
+    const bool concluded = route.end.has_value();
+    std::optional<model::Error> error;
+    if (serving(belief)) {
+        if (!serving_done(belief, at, error)) {
+            if (!error) allowed.emplace_back(std::nullopt);  // R11
+            else if (concluded) allowed.emplace_back(error);  // R13
+        }
+    } else if (concluded && !*route.end) {
+        allowed.emplace_back(std::nullopt);  // R13: no copy serves and the route ended
+    }
     return allowed;
 }
 
-std::optional<std::string> ResumeModel::stopped(std::optional<model::Error> error, std::uint64_t route_generation,
-                                                kio::Instant now) {
+// ---- answers ----
+
+void ResumeModel::poll_begun() { window_from_ = now_at(); }
+
+bool ResumeModel::copy_retained(const HeldCopy& copy, std::size_t at, kio::Instant now) const {
+    return copy.replaced && now < copy.grace_deadline && may_land(copy, at, std::nullopt) &&
+           !replaced_done(copy, at);
+}
+
+std::vector<ResumeModel::Belief> ResumeModel::let_go(const Belief& belief, kio::Instant now) const {
+    // R8: a walk that hands nothing out lets go of every replaced copy it found no longer
+    // retained, at whatever point of the window it looked.
+    std::vector<Belief> out{Belief{belief.generation, {}}};
+    for (const HeldCopy& copy : belief.copies) {
+        bool may_keep = !copy.replaced, may_drop = false;
+        HeldCopy narrow = copy;
+        narrow.until_high = copy.until_low;
+        for (std::size_t at = window_from_; copy.replaced && at <= now_at(); ++at) {
+            may_keep = may_keep || copy_retained(copy, at, now);
+            may_drop = may_drop || !copy_retained(narrow, at, now);
+        }
+        const std::size_t count = out.size();
+        for (std::size_t index = 0; index < count; ++index) {
+            if (may_keep && may_drop && out.size() < belief_limit) {
+                out.push_back(out[index]);
+                out.back().copies.push_back(copy);
+            } else if (may_keep) {
+                out[index].copies.push_back(copy);
+            }
+        }
+    }
+    return out;
+}
+
+void ResumeModel::note_held(const std::vector<Belief>& beliefs) {
+    if (walk_ != model::Walk::arrival || !range_end_) return;
+    for (const Belief& belief : beliefs)
+        for (const HeldCopy& copy : belief.copies)
+            for (const auto& [sequence, landed_at] : tracks_[copy.copy].landed)
+                if (landed_at <= now_at() && sequence >= *range_end_ && sequence >= cursor_floor(copy) &&
+                    (!copy.replaced || (copy.until_high && sequence <= *copy.until_high)))
+                    maybe_held_.insert({copy.copy, sequence});
+}
+
+bool ResumeModel::may_hold() const {
+    return std::any_of(maybe_held_.begin(), maybe_held_.end(), [&](const auto& held) {
+        const std::uint64_t sequence = held.second;
+        return sequence >= range_start_ && range_end_ && sequence >= *range_end_ && fresh(sequence);
+    });
+}
+
+void ResumeModel::answered_pending(kio::Instant now) {
+    note_held(window_beliefs(now));
+    std::vector<Belief> kept;
+    for (const Belief& belief : window_beliefs(now))
+        for (Belief& next : let_go(belief, now))
+            if (kept.size() < belief_limit && std::find(kept.begin(), kept.end(), next) == kept.end())
+                kept.push_back(std::move(next));
+    keep(std::move(kept));
+}
+
+// R3/R4/R12: the states in which one of the reader's copies of `copy` supplied `sequence`
+// (narrowing that copy's until), or it was held past the range's end.
+std::vector<ResumeModel::Belief> ResumeModel::suppliers(const Belief& belief, int copy, std::uint64_t sequence,
+                                                        std::optional<std::string>& reason) const {
+    std::vector<Belief> out;
+    std::optional<std::string> refused = "R3: group " + std::to_string(sequence) + " came from copy " +
+                                         copy_name(copy) + ", which the reader never adopted";
+    for (std::size_t index = 0; index < belief.copies.size(); ++index) {
+        const HeldCopy& held = belief.copies[index];
+        if (held.copy != copy) continue;
+        refused = refuses(held, sequence, now_at());
+        if (refused) continue;
+        out.push_back(belief);
+        if (held.replaced) out.back().copies[index].until_low = max_of(held.until_low, sequence);
+    }
+    // R12: a group held past the range's end is handed out once the range covers it,
+    // whatever became of its copy since.
+    if (out.empty() && maybe_held_.contains({copy, sequence}) && in_range(sequence) && fresh(sequence))
+        out.push_back(belief);
+    if (out.empty() && !reason) reason = refused;
+    return out;
+}
+
+std::optional<std::string> ResumeModel::answered_group(std::uint64_t sequence, const std::vector<std::string>& frames,
+                                                       kio::Instant now) {
+    const std::string what = "group " + std::to_string(sequence);
+    if (stopped_) return "R10: " + what + " handed out after the reader ended";
+    if (frames.size() != 1) return "R6: " + what + " read " + std::to_string(frames.size()) + " frames, not 1";
+    const std::string& frame = frames.front();
+    const int copy = frame.empty() ? -1 : frame[0] - 'A';
+    if (copy < 0 || copy >= copy_count || frame != payload(copy, sequence))
+        return "R6: " + what + " read the frame '" + frame + "', which names another group";
+    std::vector<Belief> kept;
+    std::optional<std::string> reason;
+    for (const Belief& belief : window_beliefs(now)) {
+        // R9: a sequence walk hands out the lowest group the serving copy had when it looked.
+        if (walk_ == model::Walk::sequence)
+            if (const auto lower = owed(belief, window_from_); !lower.empty() && lower.front() < sequence) {
+                if (!reason)
+                    reason = "R9: " + what + " handed out while the serving copy had group " +
+                             std::to_string(lower.front());
+                continue;
+            }
+        for (Belief& next : suppliers(belief, copy, sequence, reason))
+            if (kept.size() < belief_limit && std::find(kept.begin(), kept.end(), next) == kept.end())
+                kept.push_back(std::move(next));
+    }
+    if (kept.empty()) return reason;
+    note_held(kept);
+    keep(std::move(kept));
+    delivered_.insert(sequence);
+    newest_ = max_of(newest_, sequence);
+    if (walk_ == model::Walk::sequence) floor_ = max_of(floor_, sequence);
+    return std::nullopt;
+}
+
+std::optional<std::string> ResumeModel::answered_end(std::optional<model::Error> error, kio::Instant now) {
     stopped_ = true;
-    window_generation_ = std::min(window_generation_, route_generation);
-    widen_window();
-    const bool allowed = std::find(window_ends_.begin(), window_ends_.end(), error) != window_ends_.end();
-    if (!allowed) return "the reader ended with " + describe_end(error) + ", which the model does not allow";
+    std::vector<Belief> kept;
+    for (const Belief& belief : beliefs_)
+        for (std::size_t read_at = window_from_; read_at <= now_at(); ++read_at) {
+            const RouteView route = route_at(read_at);
+            const Belief adopted = route.generation == belief.generation
+                                       ? belief
+                                       : adopt_at(belief, route.generation, read_at, now_at(), now);
+            // The walk reads each copy, and later judges retention, at points of its own.
+            bool allowed_here = false;
+            for (std::size_t at = read_at; at <= now_at() && !allowed_here; ++at)
+                for (std::size_t retained_at = read_at; retained_at <= now_at() && !allowed_here; ++retained_at) {
+                    const auto allowed = ends(adopted, route, at, retained_at, now);
+                    allowed_here = std::find(allowed.begin(), allowed.end(), error) != allowed.end();
+                }
+            if (allowed_here && std::find(kept.begin(), kept.end(), adopted) == kept.end()) kept.push_back(adopted);
+        }
+    if (kept.empty()) return "R10: the reader ended with " + describe_end(error) + ", which no end rule allows";
+    keep(std::move(kept));
     if (now > last_event_ + grace_)
-        return "the reader ended " +
+        return "R8: the reader ended " +
                std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now - last_event_).count()) +
                " ms after the last event, later than the grace allows";
     return std::nullopt;
 }
 
-std::optional<std::string> ResumeModel::quiescent(kio::Instant) const {
+std::optional<std::string> ResumeModel::quiescent(kio::Instant now) const {
     if (stopped_) return std::nullopt;
-    const std::vector<std::uint64_t> missing = owed(generation_);
-    if (!missing.empty()) {
-        const std::optional<int> copy = serving(generation_);
-        return "missed wake: the reader is parked while serving copy " + copy_name(*copy) + " has group " +
-               std::to_string(missing.front()) + " for it";
+    std::optional<std::string> reason;
+    for (const Belief& belief : beliefs_) {
+        // A walk now would follow the current route (R3) and find what the rules say.
+        const RouteView route = route_at(now_at());
+        const Belief current = route.generation == belief.generation
+                                   ? belief
+                                   : adopt_at(belief, route.generation, now_at(), now_at(), now);
+        const std::vector<std::uint64_t> missing = owed(current, now_at());
+        if (!missing.empty()) {
+            // R9: a sequence walk may wait while a replaced copy may land a lower group.
+            if (walk_ == model::Walk::sequence && retained(current, now_at(), now, missing.front())) return std::nullopt;
+            if (!reason)
+                reason = "R7: missed wake: the reader is parked while serving copy " +
+                         copy_name(serving(current)->copy) + " has group " + std::to_string(missing.front()) +
+                         " for it";
+            continue;
+        }
+        if (retained(current, now_at(), now, std::nullopt)) return std::nullopt;
+        if (may_hold()) return std::nullopt;  // R12
+        const auto allowed = ends(current, route, now_at(), now_at(), now);
+        if (allowed.empty()) return std::nullopt;
+        if (!reason) reason = "R10: missed wake: the reader is parked but should have ended with " + describe_end(allowed.front());
     }
-    const auto allowed = allowed_ends(generation_, false);
-    if (!allowed.empty()) return "missed wake: the reader is parked but should have ended with " + describe_end(allowed.front());
-    return std::nullopt;
+    return reason;
 }
 
 }  // namespace moq::oracle

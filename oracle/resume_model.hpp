@@ -1,8 +1,13 @@
-// The resume reader's reference model, written as plainly as possible: sets and maps,
-// no wakes, no gates. It is told the history of operations (groups landing in copies,
-// the route moving, copies finishing or dying, ranges, time) and what the reader did, and
-// answers what the reader may hand out (safety, after every take) and what it must have
-// done once the system is quiet (liveness).
+// The resume reader's reference model, written from the R rules of docs/spec/resume.md as
+// plainly as possible: sets and maps, no wakes, no gates. It learns only the history: the
+// driver's operations in order (with virtual time), the reader's own changes (range,
+// skip), and the reader's answers (Pending, a group with the frames read from it, an end
+// or an error). It never reads the reader's internals.
+//
+// A poll spans a window of driver operations: the reader may have read the route and each
+// copy at any point of that window. The model keeps every reader state the rules allow
+// (which route generation each poll adopted, and the bounds on each replaced copy's
+// `until`) and narrows them with each answer. Every violation starts with its rule id.
 #pragma once
 
 #include <array>
@@ -13,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "kio/clock.hpp"
+#include "kio/time.hpp"
 #include "model/error.hpp"
 #include "model/walk.hpp"
 
@@ -23,83 +28,142 @@ class ResumeModel {
 public:
     static constexpr int copy_count = 3;
 
-    ResumeModel(model::Walk walk, kio::Duration grace) : walk_(walk), grace_(grace) {}
+    ResumeModel(model::Walk walk, kio::Duration grace);
 
-    // The history, as the driver applies it. `landed` and `finished` answer whether the
-    // track accepts the write, which the driver compares with what the real track said.
-    bool landed(int copy, std::uint64_t sequence, kio::Instant now);
-    bool finished(int copy, kio::Instant now);
-    void killed(int copy, kio::Instant now);
-    void served(int copy, kio::Instant now);
-    void parked(kio::Instant now);
-    void ended(std::optional<model::Error> error, kio::Instant now);
-    void range_set(std::uint64_t start, std::optional<std::uint64_t> end, kio::Instant now);
-    // A nested route moved the handed-out floor of a sequence walk (skip_ordered).
-    void skipped(std::uint64_t floor, kio::Instant now);
-    void touched(kio::Instant now) { last_event_ = now; }  // any other input that may matter
+    // The payload the driver writes into the one frame of every group it lands: the copy's
+    // letter and the sequence ("B:3").
+    static std::string payload(int copy, std::uint64_t sequence);
 
-    // What the reader did. Each returns a violation, if any.
-    // A poll begins, its walks following `route_generation` or a later one. An end the
-    // poll reports is judged against every state the system passed through since (the
-    // walk may have read the copies before a later write landed).
-    void poll_started(std::uint64_t route_generation);
-    // After every poll: the route generation its walks have followed, and the highest
-    // sequence it had handed out before that poll.
-    void observed(std::uint64_t route_generation, std::optional<std::uint64_t> newest_before, kio::Instant now);
-    std::optional<std::string> took(std::uint64_t sequence, std::uint64_t from_generation,
-                                    std::uint64_t route_generation, kio::Instant now);
-    // The reader ended. Its last walk followed `route_generation`: the end must be one the
-    // model allows under that generation or a later one (the walk read the route first).
-    std::optional<std::string> stopped(std::optional<model::Error> error, std::uint64_t route_generation,
-                                       kio::Instant now);
-    // With no task runnable and no deadline pending.
+    // The driver's operations, each applied right after the real one (no schedule point
+    // lies between them). `land` and `finish` answer whether a track accepts the write.
+    bool land(int copy, std::uint64_t sequence, kio::Instant now);
+    bool finish(int copy, kio::Instant now);
+    void kill(int copy, kio::Instant now);
+    void serve(int copy, kio::Instant now);
+    void park(kio::Instant now);
+    void end(std::optional<model::Error> error, kio::Instant now);
+    void touch(kio::Instant now);  // time moved or the preferences changed
+
+    // The reader's own changes, made by its task before a poll.
+    void range_set(std::uint64_t start, std::optional<std::uint64_t> end);
+    void skipped(std::uint64_t floor);
+
+    // The reader's answers. A poll begins; its answer comes once the poll returns.
+    void poll_begun();
+    void answered_pending(kio::Instant now);
+    std::optional<std::string> answered_group(std::uint64_t sequence, const std::vector<std::string>& frames,
+                                              kio::Instant now);
+    std::optional<std::string> answered_end(std::optional<model::Error> error, kio::Instant now);
+    // With no task runnable and no deadline pending, the reader parked.
     [[nodiscard]] std::optional<std::string> quiescent(kio::Instant now) const;
 
-    [[nodiscard]] std::optional<std::uint64_t> newest() const { return newest_; }
-    [[nodiscard]] const std::vector<std::uint64_t>& handed_out() const { return handed_out_; }
+    [[nodiscard]] std::size_t belief_count() const { return beliefs_.size(); }
 
 private:
-    struct Copy {
-        std::set<std::uint64_t> groups;
-        std::optional<std::uint64_t> final_sequence;  // set when finished
-        bool finished = false;
-        bool killed = false;
+    // A copy of the track as the driver made it; `at` values are operation indexes.
+    struct Track {
+        std::map<std::uint64_t, std::size_t> landed;  // sequence -> the operation that landed it
+        std::optional<std::size_t> finished_at;
+        std::optional<std::uint64_t> final_sequence;
+        std::optional<std::size_t> killed_at;
+    };
+    // One route generation: the copy it serves (none: parked) and when it began.
+    struct Generation {
+        std::optional<int> copy;
+        std::size_t at = 0;
+    };
+    // A copy as one possible reader state holds it (R3, R4).
+    struct HeldCopy {
+        int copy = 0;
+        std::uint64_t generation = 0;
+        std::uint64_t start = 0;  // the newest handed out when it was adopted
+        bool replaced = false;
+        // The bounds on `until` (R4): the copy's latest at some point of the adopting window.
+        std::optional<std::uint64_t> until_low, until_high;
+        kio::Instant grace_deadline{};
+        friend bool operator==(const HeldCopy&, const HeldCopy&) = default;
+    };
+    // One reader state the history allows.
+    struct Belief {
+        std::uint64_t generation = 0;  // the route generation last adopted
+        std::vector<HeldCopy> copies;  // oldest first
+        friend bool operator==(const Belief&, const Belief&) = default;
+    };
+    // The route as read at one point of a window.
+    struct RouteView {
+        std::uint64_t generation = 0;
+        std::optional<std::optional<model::Error>> end;
     };
 
+    [[nodiscard]] std::size_t now_at() const { return operations_; }
+    [[nodiscard]] bool has(int copy, std::uint64_t sequence, std::size_t at) const;
+    [[nodiscard]] bool finished(int copy, std::size_t at) const;
+    [[nodiscard]] bool killed(int copy, std::size_t at) const;
+    [[nodiscard]] std::optional<std::uint64_t> latest(int copy, std::size_t at) const;
+    [[nodiscard]] RouteView route_at(std::size_t at) const;
+    [[nodiscard]] std::uint64_t generation_at(std::size_t at) const;
+
+    // R3/R4: the states a poll whose window is [from, to] may leave, from `belief`.
+    [[nodiscard]] std::vector<Belief> adopt(const Belief& belief, std::size_t from, std::size_t to,
+                                            kio::Instant now) const;
+    [[nodiscard]] Belief adopt_at(const Belief& belief, std::uint64_t generation, std::size_t read_at,
+                                  std::size_t to, kio::Instant now) const;
+    // The adopted states of the poll now answering.
+    [[nodiscard]] std::vector<Belief> window_beliefs(kio::Instant now) const;
+    void keep(std::vector<Belief> beliefs);
+
+    // R5: handed out at most once / above the floor; within the range.
+    [[nodiscard]] bool fresh(std::uint64_t sequence) const;
     [[nodiscard]] bool in_range(std::uint64_t sequence) const;
-    // The last sequence a sequence walk handed out or skipped past.
-    [[nodiscard]] std::optional<std::uint64_t> sequence_floor() const;
-    [[nodiscard]] std::optional<int> serving(std::uint64_t generation) const;
-    // Groups of the copy serving `generation` the reader must still hand out before it may park.
-    [[nodiscard]] std::vector<std::uint64_t> owed(std::uint64_t generation) const;
+    [[nodiscard]] std::uint64_t cursor_floor(const HeldCopy& copy) const;
+    // Why `copy` may not supply `sequence` (by operation `at`), or nothing if it may.
+    [[nodiscard]] std::optional<std::string> refuses(const HeldCopy& copy, std::uint64_t sequence,
+                                                     std::size_t at) const;
+    [[nodiscard]] std::vector<Belief> suppliers(const Belief& belief, int copy, std::uint64_t sequence,
+                                                std::optional<std::string>& reason) const;
+    [[nodiscard]] const HeldCopy* serving(const Belief& belief) const;
+    // R7: groups of the serving copy the reader owes at operation `at`.
+    [[nodiscard]] std::vector<std::uint64_t> owed(const Belief& belief, std::size_t at) const;
+    // R8: a replaced copy within its grace may still land a group the read needs.
+    [[nodiscard]] bool may_land(const HeldCopy& copy, std::size_t at, std::optional<std::uint64_t> below) const;
+    // R8: a replaced copy whose track finished, once its cursor went past all it had, or failed.
+    [[nodiscard]] bool replaced_done(const HeldCopy& copy, std::size_t at) const;
+    [[nodiscard]] bool copy_retained(const HeldCopy& copy, std::size_t at, kio::Instant now) const;
+    [[nodiscard]] std::vector<Belief> let_go(const Belief& belief, kio::Instant now) const;
+    [[nodiscard]] bool retained(const Belief& belief, std::size_t at, kio::Instant now,
+                                std::optional<std::uint64_t> below) const;
     [[nodiscard]] bool range_exhausted() const;
-    // The ends (nullopt: clean) the reader may report under `generation`. A copy killed
-    // after it finished may still end a walk cleanly that saw it before the kill
-    // (`finish_wins`), but not one that reads it now.
-    [[nodiscard]] std::vector<std::optional<model::Error>> allowed_ends(std::uint64_t generation,
-                                                                      bool finish_wins) const;
+    // R12: groups an arrival walk may hold past the range's end, and whether one still counts.
+    void note_held(const std::vector<Belief>& beliefs);
+    [[nodiscard]] bool may_hold() const;
+    // R10-R13: the ends a walk may answer with the route read as `route` and copies at `at`.
+    // The copies read at `at`, retention judged at `retained_at`.
+    [[nodiscard]] std::vector<std::optional<model::Error>> ends(const Belief& belief, const RouteView& route,
+                                                                std::size_t at, std::size_t retained_at,
+                                                                kio::Instant now) const;
+    [[nodiscard]] std::optional<std::string> serving_done(const Belief& belief, std::size_t at,
+                                                          std::optional<model::Error>& error) const;
 
     model::Walk walk_;
     kio::Duration grace_;
-    std::array<Copy, copy_count> copies_;
-    std::uint64_t generation_ = 0;
-    std::map<std::uint64_t, std::optional<int>> copy_of_generation_;  // none: parked
+    std::size_t operations_ = 0;
+    std::array<Track, copy_count> tracks_;
+    std::vector<Generation> generations_{Generation{}};  // generation 0: nothing served yet
     std::optional<std::optional<model::Error>> end_;
-    std::uint64_t range_start_ = 0;
-    std::optional<std::uint64_t> range_end_;
+    std::size_t end_at_ = 0;
     kio::Instant last_event_{};
 
-    std::uint64_t seen_generation_ = 0;
-    std::map<std::uint64_t, std::optional<std::uint64_t>> newest_at_adoption_;  // per generation
-    std::map<std::uint64_t, std::optional<std::uint64_t>> until_bound_;        // per replaced generation
-    std::vector<std::uint64_t> handed_out_;
+    std::uint64_t range_start_ = 0;
+    std::optional<std::uint64_t> range_end_;
+    std::optional<std::uint64_t> skipped_;
     std::set<std::uint64_t> delivered_;
     std::optional<std::uint64_t> newest_;
-    std::optional<std::uint64_t> skipped_;
+    std::optional<std::uint64_t> floor_;  // sequence walks: last handed out or skipped to
+    std::set<std::pair<int, std::uint64_t>> maybe_held_;  // (copy, sequence)
     bool stopped_ = false;
-    std::uint64_t window_generation_ = 0;
-    std::vector<std::optional<model::Error>> window_ends_;  // ends allowed since the poll began
-    void widen_window();
+
+    std::vector<Belief> beliefs_{Belief{}};
+    std::size_t window_from_ = 0;
 };
 
 }  // namespace moq::oracle

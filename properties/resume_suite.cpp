@@ -55,6 +55,167 @@ struct Command {
     std::optional<std::uint64_t> end;
 };
 
+// The system under test and its model. The model hears each driver operation right after
+// the real one (no schedule point lies between them) and each answer of the reader.
+struct World {
+    explicit World(model::Walk order) : walk(order), oracle(order, grace) {}
+
+    model::Walk walk;
+    std::array<model::TrackProducer, oracle::ResumeModel::copy_count> copies;
+    model::Route route;
+    kio::Producer<model::Preferences> preferences;
+    oracle::ResumeModel oracle;
+    Mailbox<Command> mailbox;
+    std::string violation;
+    bool stopped = false;
+    std::uint64_t walks = 0;
+    std::uint64_t meters = 0;
+
+    void fail(std::optional<std::string> found) {
+        if (found && violation.empty()) violation = *found;
+    }
+};
+
+std::string copy_letter(int copy) { return std::string(1, static_cast<char>('A' + copy)); }
+
+// land: a group with one frame naming its copy and sequence, finished.
+void land(World& world, const Step& step, kio::Instant now) {
+    const int copy = step.copy;
+    auto created = world.copies[copy].create_group(step.sequence);
+    const bool accepted = std::holds_alternative<model::GroupProducer>(created);
+    if (accepted) {
+        auto& group = std::get<model::GroupProducer>(created);
+        group.write_frame(oracle::ResumeModel::payload(copy, step.sequence));
+        group.finish();
+    }
+    if (world.oracle.land(copy, step.sequence, now) != accepted)
+        world.fail("R2: copy " + copy_letter(copy) + (accepted ? " accepted" : " refused") + " group " +
+                   std::to_string(step.sequence) + " against the model");
+}
+
+void finish(World& world, const Step& step, kio::Instant now) {
+    const bool accepted = !world.copies[step.copy].finish();
+    if (world.oracle.finish(step.copy, now) != accepted) world.fail("R2: copy finish disagrees with the model");
+}
+
+void advance(World& world, const Step& step, sim::Task& task) {
+    kio::Deadline deadline{task.clock()};
+    deadline.after(step.extra * 100ms);
+    task.wait([&](const kio::Waiter& waiter) { return deadline.poll(waiter); });
+    world.oracle.touch(task.clock().now());
+}
+
+std::optional<std::uint64_t> range_end(const Step& step) {
+    return step.extra == 0 ? std::nullopt : std::optional<std::uint64_t>(step.sequence + step.extra);
+}
+
+// One driver operation on the real system, then on the model.
+void apply(World& world, const Step& step, sim::Task& task) {
+    const kio::Instant now = task.clock().now();
+    switch (step.op) {
+        case Op::land: land(world, step, now); break;
+        case Op::finish: finish(world, step, now); break;
+        case Op::kill:
+            world.copies[step.copy].abort(model::Error::route_failed);
+            world.oracle.kill(step.copy, now);
+            break;
+        case Op::serve:
+            world.route.serve_from(world.copies[step.copy].consume());
+            world.oracle.serve(step.copy, now);
+            break;
+        case Op::park:
+            world.route.park();
+            world.oracle.park(now);
+            break;
+        case Op::end_clean:
+            world.route.end(std::nullopt);
+            world.oracle.end(std::nullopt, now);
+            break;
+        case Op::end_error:
+            world.route.end(model::Error::unroutable);
+            world.oracle.end(model::Error::unroutable, now);
+            break;
+        case Op::set_range: world.mailbox.post(Command{Op::set_range, step.sequence, range_end(step)}); break;
+        case Op::skip: world.mailbox.post(Command{Op::skip, step.sequence, std::nullopt}); break;
+        case Op::poke: world.mailbox.post(Command{}); break;
+        case Op::update:
+            world.preferences.modify([&](model::Preferences& p) { p.priority = step.extra; });
+            world.oracle.touch(now);
+            break;
+        case Op::advance: advance(world, step, task); break;
+    }
+}
+
+// The reader's own changes, as the task that owns the reader makes them.
+void apply_commands(World& world, model::ResumeReader& reader, const kio::Waiter& waiter) {
+    for (const Command& command : world.mailbox.collect(waiter)) {
+        if (command.op == Op::set_range) {
+            reader.set_range(command.start, command.end);
+            world.oracle.range_set(command.start, command.end);
+        } else if (command.op == Op::skip) {
+            reader.skip_ordered(command.start);
+            world.oracle.skipped(command.start);
+        }
+    }
+}
+
+// Every frame of a taken group, through its recover.
+std::vector<std::string> read_frames(model::GroupConsumer& group, sim::Task& task) {
+    std::vector<std::string> frames;
+    for (;;) {
+        auto frame = task.wait([&](const kio::Waiter& waiter) { return group.poll_read_frame(waiter); });
+        if (!frame.is_item()) return frames;
+        frames.push_back(*frame.item());
+    }
+}
+
+using Answer = model::Next<model::GroupConsumer>;
+
+// One poll of the subscriber, its answer told to the model (a group once its frames are read).
+kio::Poll<Answer> poll_once(World& world, model::TrackSubscriber& subscriber, const kio::Waiter& waiter,
+                            sim::Task& task) {
+    apply_commands(world, subscriber.reader(), waiter);
+    world.oracle.poll_begun();
+    auto got = subscriber.poll_group(waiter, world.walk);
+    world.walks = subscriber.reader().walk_counter(world.walk).walks;
+    world.meters = subscriber.stats().polls;
+    if (got.is_pending()) world.oracle.answered_pending(task.clock().now());
+    return got;
+}
+
+// The reader task: reads as an export reads, through the track subscriber and its meter.
+void read(World& world, sim::Task& task) {
+    model::TrackSubscriber subscriber{model::ResumeReader{world.route.consume(), world.preferences.consume(),
+                                                          task.clock(), model::ResumeOptions{.grace = grace}}};
+    for (;;) {
+        Answer answer = task.wait([&](const kio::Waiter& waiter) { return poll_once(world, subscriber, waiter, task); });
+        if (answer.is_item()) {
+            const std::uint64_t sequence = answer.item().sequence();
+            const kio::Instant now = task.clock().now();
+            const std::vector<std::string> frames = read_frames(answer.item(), task);
+            world.fail(world.oracle.answered_group(sequence, frames, now));
+            continue;
+        }
+        world.stopped = true;
+        world.fail(world.oracle.answered_end(answer.is_end() ? std::nullopt : std::optional(answer.error()),
+                                             task.clock().now()));
+        return;
+    }
+}
+
+// Efficiency (not correctness): a re-poll nothing woke walks nothing, so every walk is
+// paid for by a wake, a poll from a fresh task, the poll after a Ready, or the gate's
+// set-up; and an idle poll builds no meter.
+void check_efficiency(World& world, const sim::TaskStats& stats) {
+    const std::uint64_t paid = stats.wakes + stats.fresh_polls + stats.ready + 2;
+    if (world.walks > paid)
+        world.fail("W2: the reader walked " + std::to_string(world.walks) + " times for " + std::to_string(paid) +
+                   " wakes, fresh polls and ready answers");
+    if (world.meters > world.walks)
+        world.fail("S1: the subscriber built " + std::to_string(world.meters) + " meters for " +
+                   std::to_string(world.walks) + " walks");
+}
+
 struct Traits {
     static rc::Gen<ResumeCase> generator() {
         const auto step = rc::gen::build<Step>(
@@ -81,154 +242,25 @@ struct Traits {
     }
 
     static CaseOutcome run(const ResumeCase& value, const RunSettings& settings) {
-        sim::Options options = simulation_options(value.seed, value.drive, settings);
-        sim::Executor executor{options};
-        std::array<model::TrackProducer, oracle::ResumeModel::copy_count> copies;
-        model::Route route;
-        kio::Producer<model::Preferences> preferences;
-        oracle::ResumeModel oracle{value.walk, grace};
-        Mailbox<Command> mailbox;
-        std::optional<std::uint8_t> priority;  // the last preferences update
-        std::string violation;
-        auto fail = [&](std::optional<std::string> found) {
-            if (found && violation.empty()) violation = *found;
-        };
-
+        sim::Executor executor{simulation_options(value.seed, value.drive, settings)};
+        World world{value.walk};
         executor.spawn("driver", [&](sim::Task& task) {
             for (const Step& step : value.steps) {
                 task.yield();
-                const kio::Instant now = task.clock().now();
-                const int copy = step.copy;
-                switch (step.op) {
-                    case Op::land: {
-                        auto created = copies[copy].create_group(step.sequence);
-                        const bool accepted = std::holds_alternative<model::GroupProducer>(created);
-                        if (accepted) std::get<model::GroupProducer>(created).finish();
-                        if (oracle.landed(copy, step.sequence, now) != accepted)
-                            fail("copy " + std::string(1, static_cast<char>('A' + copy)) +
-                                 (accepted ? " accepted" : " refused") + " group " + std::to_string(step.sequence) +
-                                 " against the model");
-                        break;
-                    }
-                    case Op::finish: {
-                        const bool accepted = !copies[copy].finish();
-                        if (oracle.finished(copy, now) != accepted) fail("copy finish disagrees with the model");
-                        break;
-                    }
-                    case Op::kill:
-                        copies[copy].abort(model::Error::route_failed);
-                        oracle.killed(copy, now);
-                        break;
-                    case Op::serve:
-                        route.serve_from(copies[copy].consume());
-                        oracle.served(copy, now);
-                        break;
-                    case Op::park:
-                        route.park();
-                        oracle.parked(now);
-                        break;
-                    case Op::end_clean:
-                        route.end(std::nullopt);
-                        oracle.ended(std::nullopt, now);
-                        break;
-                    case Op::end_error:
-                        route.end(model::Error::unroutable);
-                        oracle.ended(model::Error::unroutable, now);
-                        break;
-                    case Op::set_range:
-                        mailbox.post(Command{Op::set_range, step.sequence,
-                                             step.extra == 0 ? std::nullopt
-                                                             : std::optional<std::uint64_t>(step.sequence + step.extra)});
-                        break;
-                    case Op::skip: mailbox.post(Command{Op::skip, step.sequence, std::nullopt}); break;
-                    case Op::poke: mailbox.post(Command{}); break;
-                    case Op::update:
-                        priority = step.extra;
-                        preferences.modify([&](model::Preferences& p) { p.priority = step.extra; });
-                        oracle.touched(now);
-                        break;
-                    case Op::advance: {
-                        kio::Deadline deadline{task.clock()};
-                        deadline.after(step.extra * 100ms);
-                        task.wait([&](const kio::Waiter& waiter) { return deadline.poll(waiter); });
-                        oracle.touched(task.clock().now());
-                        break;
-                    }
-                }
+                apply(world, step, task);
             }
         });
-
-        std::uint64_t walks = 0;
-        std::uint64_t meters = 0;
-        bool stopped = false;
-        model::TrackSubscriber* live = nullptr;
-        const std::uint32_t reader_task = executor.spawn("reader", [&](sim::Task& task) {
-            // Read as an export reads: through the track subscriber and its stats meter.
-            model::TrackSubscriber subscriber{model::ResumeReader{route.consume(), preferences.consume(), task.clock(),
-                                                                  model::ResumeOptions{.grace = grace}}};
-            live = &subscriber;
-            model::ResumeReader& reader = subscriber.reader();
-            for (;;) {
-                auto answer = task.wait([&](const kio::Waiter& waiter) -> kio::Poll<model::Next<std::uint64_t>> {
-                    // Its own changes first, as the task that owns the reader makes them.
-                    for (const Command& command : mailbox.collect(waiter)) {
-                        if (command.op == Op::set_range) {
-                            reader.set_range(command.start, command.end);
-                            oracle.range_set(command.start, command.end, task.clock().now());
-                        } else if (command.op == Op::skip) {
-                            reader.skip_ordered(command.start);
-                            oracle.skipped(command.start, task.clock().now());
-                        }
-                    }
-                    const std::optional<std::uint64_t> newest_before = oracle.newest();
-                    oracle.poll_started(reader.route_generation());
-                    auto got = subscriber.poll_group(waiter, value.walk);
-                    walks = reader.walk_counter(value.walk).walks;
-                    meters = subscriber.stats().polls;
-                    if (got.is_pending()) {
-                        oracle.observed(reader.route_generation(), newest_before, task.clock().now());
-                        return kio::Poll<model::Next<std::uint64_t>>::pending();
-                    }
-                    if (got.value().is_end()) return model::Next<std::uint64_t>(model::End{});
-                    if (got.value().is_error()) return model::Next<std::uint64_t>(got.value().error());
-                    const std::uint64_t sequence = got.value().item().sequence();
-                    fail(oracle.took(sequence, *reader.taken_from(), reader.route_generation(), task.clock().now()));
-                    oracle.observed(reader.route_generation(), newest_before, task.clock().now());
-                    return model::Next<std::uint64_t>(sequence);
-                });
-                if (answer.is_item()) continue;
-                stopped = true;
-                live = nullptr;
-                fail(oracle.stopped(answer.is_end() ? std::nullopt : std::optional<model::Error>(answer.error()),
-                                    reader.route_generation(), task.clock().now()));
-                return;
-            }
-        });
+        const std::uint32_t reader_task = executor.spawn("reader", [&](sim::Task& task) { read(world, task); });
         executor.on_quiescence([&]() -> std::optional<std::string> {
-            if (auto missed = oracle.quiescent(executor.clock().now())) return missed;
-            if (stopped || !live) return std::nullopt;
-            if (mailbox.unread() != 0) return "missed wake: the reader never read its own posted changes";
-            // A live reader mirrors its latest preferences into the copy that serves it.
-            const auto views = live->reader().copies();
-            if (priority && !views.empty() && !views.back().replaced && views.back().demand.priority != *priority)
-                return "missed wake: the serving copy's demand has priority " +
-                       std::to_string(views.back().demand.priority) + ", not the preferences' " +
-                       std::to_string(*priority);
+            if (world.stopped) return std::nullopt;
+            if (!world.violation.empty()) return world.violation;  // the first violation, not its consequence
+            if (auto missed = world.oracle.quiescent(executor.clock().now())) return missed;
+            if (world.mailbox.unread() != 0) return "R15: missed wake: the reader never read its own posted changes";
             return std::nullopt;
         });
-
         const sim::RunResult result = executor.run();
-        // Efficiency: a re-poll nothing woke walks nothing, so every walk is paid for by a
-        // wake, a poll from a fresh task, the poll after a Ready, or the gate's set-up; and
-        // an idle poll builds no meter.
-        const sim::TaskStats stats = executor.task_stats(reader_task);
-        const std::uint64_t paid = stats.wakes + stats.fresh_polls + stats.ready + 2;
-        if (walks > paid)
-            fail("the reader walked " + std::to_string(walks) + " times for " + std::to_string(paid) +
-                 " wakes, fresh polls and ready answers");
-        if (meters > walks)
-            fail("the subscriber built " + std::to_string(meters) + " meters for " + std::to_string(walks) + " walks");
-        return outcome_of(result, violation, executor);
+        check_efficiency(world, executor.task_stats(reader_task));
+        return outcome_of(result, world.violation, executor);
     }
 
     static nlohmann::json to_json(const ResumeCase& value) {

@@ -54,9 +54,13 @@ TrackCursor& ResumeReader::cursor(Copy& copy, Walk walk) {
     return *slot;
 }
 
+bool ResumeReader::within_until(const Copy& copy, std::uint64_t sequence) {
+    return !copy.replaced || (copy.until && sequence <= *copy.until);
+}
+
 bool ResumeReader::deliverable(const Copy& copy, std::uint64_t sequence, Walk walk) const {
     if (sequence < range_start_ || (range_end_ && sequence >= *range_end_)) return false;
-    if (copy.replaced && (!copy.until || sequence > *copy.until)) return false;
+    if (!within_until(copy, sequence)) return false;
     if (walk == Walk::sequence) return !floor_ || sequence > *floor_;
     return !delivered_.contains(sequence);
 }
@@ -113,13 +117,12 @@ bool ResumeReader::range_exhausted(Walk walk) const {
     return true;
 }
 
-kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, Walk walk) {
+ResumeReader::RouteRead ResumeReader::sync_inputs(const kio::Waiter& waiter) {
     // The route first, before looking at any copy: a read that parks past a drained
     // serving copy must still hear a new route.
-    const RouteState route = route_.read_and_watch(
-        registering(MOQ_SITE("resume.route.register", register_input), waiter),
-        [](const RouteState& state) { return state; });
-    const bool route_closed = route_.is_closed();
+    RouteRead read{route_.read_and_watch(registering(MOQ_SITE("resume.route.register", register_input), waiter),
+                                         [](const RouteState& state) { return state; }),
+                   route_.is_closed()};
     kio::schedule_point("resume.after_route");
     // Preferences are re-read and re-registered on every walk.
     const Preferences preferences = preferences_.read_and_watch(
@@ -130,128 +133,151 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
         for (Copy& copy : copies_)
             if (!copy.replaced) copy.demand = preferences;
     }
-    if (route.generation != seen_generation_) follow_route(route);
+    if (read.route.generation != seen_generation_) follow_route(read.route);
     kio::schedule_point("resume.before_copies");
+    return read;
+}
 
+const Peek* ResumeReader::offer_held(Walk walk) {
+    for (auto held = held_.begin(); held != held_.end();) {
+        if (held->first < range_start_ || delivered_.contains(held->first)) {
+            held = held_.erase(held);
+            continue;
+        }
+        if (range_end_ && held->first >= *range_end_) break;
+        peeked_.emplace(Peeked{walk, held->second.generation, held->second.peek, true});
+        held_.erase(held);
+        return &peeked_->peek;
+    }
+    return nullptr;
+}
+
+void ResumeReader::hold(const Copy& copy, const Peek& peek) {
+    // Only a group it may still hand out: one handed out before is not held again.
+    if (!delivered_.contains(peek.sequence)) held_.emplace(peek.sequence, Held{copy.generation, peek});
+    // Bounded like the delivered set: the furthest out goes first.
+    if (held_.size() > options_.delivered_window) held_.erase(std::prev(held_.end()));
+}
+
+bool ResumeReader::scan_copy(Copy& copy, Walk walk, const kio::Waiter& waiter, Scan& scan) {
+    const std::size_t slot = index(walk);
+    TrackCursor& reader = cursor(copy, walk);
+    kio::schedule_point("resume.copy");
+    for (;;) {
+        // Through this walk's waiter: the copy's own gate nests inside this one.
+        const kio::Waiter& registered = registering(MOQ_SITE("resume.copy.register", register_input), waiter);
+        auto answer = reader.poll_peek(registered);
+        if (answer.is_pending()) return false;
+        if (!answer.value().is_item()) {
+            copy.done[slot] = answer.value().is_end() ? std::optional<Error>() : answer.value().error();
+            // Its end answered Ready and registered nothing: watch for a late group.
+            if (answer.value().is_end()) scan.looked.push_back(&copy);
+            return false;
+        }
+        const Peek* peek = answer.value().item();
+        if (range_end_ && peek->sequence >= *range_end_ && within_until(copy, peek->sequence)) {
+            // Past the range's end for now: the end may still be raised. A sequence walk
+            // keeps it in its copy (even one that failed since); an arrival walk holds it.
+            if (walk == Walk::sequence) {
+                scan.looked.push_back(&copy);
+                return false;
+            }
+            hold(copy, *peek);
+            reader.skip();
+            continue;
+        }
+        if (!deliverable(copy, peek->sequence, walk)) {
+            reader.skip();
+            continue;
+        }
+        if (walk == Walk::arrival) {
+            peeked_.emplace(Peeked{walk, copy.generation, *peek, false});
+            return true;
+        }
+        scan.looked.push_back(&copy);
+        if (!scan.best || peek->sequence < scan.best->sequence) {
+            scan.best = peek;
+            scan.best_copy = &copy;
+        }
+        return false;
+    }
+}
+
+bool ResumeReader::offer_best(Walk walk, const Scan& scan, kio::Instant now) {
+    if (!scan.best) return false;
+    // Handing this out moves the floor past anything lower: wait while a replaced copy
+    // within its grace may still land one of those.
+    const bool waiting = std::any_of(copies_.begin(), copies_.end(), [&](const Copy& copy) {
+        return now < copy.grace_deadline && !copy.done[index(walk)] && may_land(copy, walk, scan.best->sequence);
+    });
+    if (waiting) return false;
+    peeked_.emplace(Peeked{walk, scan.best_copy->generation, *scan.best, false});
+    return true;
+}
+
+std::optional<Next<const Peek*>> ResumeReader::end_rules(const RouteRead& read, Walk walk) const {
+    const std::size_t slot = index(walk);
+    const RouteState& route = read.route;
+    const Copy* serving =
+        (route.serving && !copies_.empty() && copies_.back().generation == seen_generation_) ? &copies_.back() : nullptr;
+    // No route will come once the route ended or its producer is gone.
+    const bool concluded = route.end.has_value() || read.closed;
+    if (range_exhausted(walk)) return Next<const Peek*>(End{});
+    if (route.end && *route.end) return Next<const Peek*>(**route.end);
+    if (serving && serving->done[slot]) {
+        // The serving copy ended: the read ends unless it holds a group past the range's
+        // end, which a raised end would still hand out.
+        if (held_.empty()) {
+            if (!*serving->done[slot]) return Next<const Peek*>(End{});
+            if (concluded) return Next<const Peek*>(**serving->done[slot]);
+        }
+        // Otherwise a serving copy that failed waits for the next route.
+    } else if (!serving && concluded) {
+        if (route.end) return Next<const Peek*>(End{});
+        return Next<const Peek*>(Error::dropped);
+    }
+    return std::nullopt;
+}
+
+void ResumeReader::arm_grace(Walk walk, kio::Instant now, const kio::Waiter& waiter) {
+    // Wake when the earliest grace of a copy that may still land something runs out, so
+    // its let-go (and any clean end or group it was holding back) is never late.
+    std::optional<kio::Instant> earliest;
+    for (const Copy& copy : copies_) {
+        if (!copy.replaced || copy.done[index(walk)] || now >= copy.grace_deadline) continue;
+        if (!may_land(copy, walk, std::nullopt)) continue;
+        if (!earliest || copy.grace_deadline < *earliest) earliest = copy.grace_deadline;
+    }
+    if (earliest) clock_->wake_at(*earliest, registering(MOQ_SITE("resume.grace.register", register_input), waiter));
+}
+
+kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, Walk walk) {
+    const RouteRead read = sync_inputs(waiter);
     const std::size_t slot = index(walk);
     // An arrival walk first offers what it held back past the range's end, now in range.
-    if (walk == Walk::arrival) {
-        for (auto held = held_.begin(); held != held_.end();) {
-            if (held->first < range_start_ || delivered_.contains(held->first)) {
-                held = held_.erase(held);
-                continue;
-            }
-            if (range_end_ && held->first >= *range_end_) break;
-            peeked_.emplace(Peeked{walk, held->second.generation, held->second.peek, true});
-            held_.erase(held);
-            return Next<const Peek*>(&peeked_->peek);
-        }
-    }
-    Copy* best_copy = nullptr;
-    const Peek* best = nullptr;
-    std::vector<Copy*> looked;  // copies whose peek answered but was not handed out
+    if (walk == Walk::arrival)
+        if (const Peek* held = offer_held(walk)) return Next<const Peek*>(held);
     // A clean end is not final while the reader reads on: a group below a finished
     // copy's end may still land there. Only an error is.
     for (Copy& copy : copies_)
         if (copy.done[slot] && !*copy.done[slot]) copy.done[slot].reset();
-    for (auto copy = copies_.rbegin(); copy != copies_.rend(); ++copy) {
-        if (copy->done[slot]) continue;
-        TrackCursor& reader = cursor(*copy, walk);
-        kio::schedule_point("resume.copy");
-        for (;;) {
-            // Through this walk's waiter: the copy's own gate nests inside this one.
-            const kio::Waiter& registered =
-                registering(MOQ_SITE("resume.copy.register", register_input), waiter);
-            auto answer = reader.poll_peek(registered);
-            if (answer.is_pending()) break;
-            if (!answer.value().is_item()) {
-                copy->done[slot] = answer.value().is_end() ? std::optional<Error>() : answer.value().error();
-                // Its end answered Ready and registered nothing: watch for a late group.
-                if (answer.value().is_end()) looked.push_back(&*copy);
-                break;
-            }
-            const Peek* peek = answer.value().item();
-            if (range_end_ && peek->sequence >= *range_end_ && !(copy->replaced && copy->until &&
-                                                                 peek->sequence > *copy->until)) {
-                // Past the range's end for now: the end may still be raised.
-                if (walk == Walk::sequence) {
-                    // A dead copy lands nothing lower: it is done, with its error.
-                    if (const auto error = copy->track.aborted()) {
-                        copy->done[slot] = *error;
-                    } else {
-                        looked.push_back(&*copy);
-                    }
-                    break;
-                }
-                held_.emplace(peek->sequence, Held{copy->generation, *peek});
-                // Bounded like the delivered set: the furthest out goes first.
-                if (held_.size() > options_.delivered_window) held_.erase(std::prev(held_.end()));
-                reader.skip();
-                continue;
-            }
-            if (!deliverable(*copy, peek->sequence, walk)) {
-                reader.skip();
-                continue;
-            }
-            if (walk == Walk::arrival) {
-                peeked_.emplace(Peeked{walk, copy->generation, *peek, false});
-                return Next<const Peek*>(&peeked_->peek);
-            }
-            looked.push_back(&*copy);
-            if (!best || peek->sequence < best->sequence) {
-                best = peek;
-                best_copy = &*copy;
-            }
-            break;
-        }
-    }
-
+    Scan scan;
+    for (auto copy = copies_.rbegin(); copy != copies_.rend(); ++copy)
+        if (!copy->done[slot] && scan_copy(*copy, walk, waiter, scan)) return Next<const Peek*>(&peeked_->peek);
     const kio::Instant now = clock_->now();
-    if (best) {
-        // Handing this out moves the floor past anything lower: wait while a replaced
-        // copy within its grace may still land one of those.
-        const bool waiting = std::any_of(copies_.begin(), copies_.end(), [&](const Copy& copy) {
-            return now < copy.grace_deadline && !copy.done[slot] && may_land(copy, walk, best->sequence);
-        });
-        if (!waiting) {
-            peeked_.emplace(Peeked{walk, best_copy->generation, *best, false});
-            return Next<const Peek*>(&peeked_->peek);
-        }
-    }
+    if (offer_best(walk, scan, now)) return Next<const Peek*>(&peeked_->peek);
     // Parking with a peek in hand: a lower group landing in that copy, which its Ready
     // peek registered nothing for, must wake this walk.
-    for (Copy* copy : looked)
+    for (Copy* copy : scan.looked)
         copy->track.watch(registering(MOQ_SITE("resume.looked.register", register_input), waiter));
 
     kio::schedule_point("resume.before_end_rules");
     let_go(walk, now);
     const bool any_retained =
         std::any_of(copies_.begin(), copies_.end(), [&](const Copy& copy) { return retained(copy, walk, now); });
-    const Copy* serving =
-        (route.serving && !copies_.empty() && copies_.back().generation == seen_generation_) ? &copies_.back() : nullptr;
-    if (!best && !any_retained) {
-        // No route will come once the route ended or its producer is gone.
-        const bool concluded = route.end.has_value() || route_closed;
-        if (range_exhausted(walk)) return Next<const Peek*>(End{});
-        if (route.end && *route.end) return Next<const Peek*>(**route.end);
-        if (serving && serving->done[slot]) {
-            if (!*serving->done[slot]) return Next<const Peek*>(End{});  // the serving copy ended cleanly
-            if (concluded) return Next<const Peek*>(**serving->done[slot]);
-            // Otherwise a serving copy that failed waits for the next route.
-        } else if (!serving && concluded) {
-            if (route.end) return Next<const Peek*>(End{});
-            return Next<const Peek*>(Error::dropped);
-        }
-    }
-    // Wake when the earliest grace of a copy that may still land something runs out, so
-    // its let-go (and any clean end or group it was holding back) is never late.
-    std::optional<kio::Instant> earliest;
-    for (const Copy& copy : copies_) {
-        if (!copy.replaced || copy.done[slot] || now >= copy.grace_deadline) continue;
-        if (!may_land(copy, walk, std::nullopt)) continue;
-        if (!earliest || copy.grace_deadline < *earliest) earliest = copy.grace_deadline;
-    }
-    if (earliest) clock_->wake_at(*earliest, registering(MOQ_SITE("resume.grace.register", register_input), waiter));
+    if (!scan.best && !any_retained)
+        if (auto end = end_rules(read, walk)) return std::move(*end);
+    arm_grace(walk, now, waiter);
     return kio::Poll<Next<const Peek*>>::pending();
 }
 

@@ -100,9 +100,32 @@ private:
 
     static std::size_t index(Walk walk) { return walk == Walk::arrival ? 0 : 1; }
     kio::Poll<Next<const Peek*>> peek_walk(const kio::Waiter& waiter, Walk walk);
+    // One full walk, in named steps: read the route and preferences (following a new
+    // route), offer a held group, scan the copies newest first, hand out the best of a
+    // sequence walk, then let go, apply the end rules, or arm the grace deadline.
+    struct RouteRead {
+        RouteState route;
+        bool closed = false;
+    };
+    struct Scan {
+        Copy* best_copy = nullptr;
+        const Peek* best = nullptr;
+        std::vector<Copy*> looked;  // copies whose peek answered but was not handed out
+    };
     kio::Poll<Next<const Peek*>> walk_once(const kio::Waiter& waiter, Walk walk);
+    RouteRead sync_inputs(const kio::Waiter& waiter);
+    const Peek* offer_held(Walk walk);
+    void hold(const Copy& copy, const Peek& peek);
+    // True when an arrival walk peeked a group of `copy` to hand out.
+    bool scan_copy(Copy& copy, Walk walk, const kio::Waiter& waiter, Scan& scan);
+    bool offer_best(Walk walk, const Scan& scan, kio::Instant now);
+    [[nodiscard]] std::optional<Next<const Peek*>> end_rules(const RouteRead& read, Walk walk) const;
+    void arm_grace(Walk walk, kio::Instant now, const kio::Waiter& waiter);
     void follow_route(const RouteState& route);
     TrackCursor& cursor(Copy& copy, Walk walk);
+    // A replaced copy supplies nothing past its until (nothing at all without one), not
+    // even a group to hold past the range's end.
+    [[nodiscard]] static bool within_until(const Copy& copy, std::uint64_t sequence);
     [[nodiscard]] bool deliverable(const Copy& copy, std::uint64_t sequence, Walk walk) const;
     // A group at or below `below` that `copy` does not have yet but may still land.
     [[nodiscard]] bool may_land(const Copy& copy, Walk walk, std::optional<std::uint64_t> below) const;

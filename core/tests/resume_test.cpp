@@ -330,3 +330,56 @@ TEST_CASE_FIXTURE(Front, "an_idle_subscriber_poll_allocates_nothing") {
     for (int i = 0; i < 100; ++i) CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());
     CHECK(scope.count() == 0);
 }
+
+TEST_CASE_FIXTURE(Front, "r4_a_replaced_copy_without_until_holds_nothing_past_the_range_end") {
+    land(a, 0);
+    route.serve_from(b.consume());
+    CHECK(pending(Walk::arrival));
+    route.serve_from(a.consume());
+    // B is replaced while it has nothing (no until), by a walk that hands out A's 0 and so
+    // keeps B for now.
+    CHECK(take(Walk::arrival) == 0);
+    land(b, 3);
+    reader.set_range(0, 3);
+    CHECK(pending(Walk::arrival));
+    reader.set_range(0, std::nullopt);
+    CHECK(pending(Walk::arrival));  // B's 3 was never B's to supply, held or not
+    land(a, 3);
+    CHECK(take(Walk::arrival) == 3);
+}
+
+TEST_CASE_FIXTURE(Front, "r12_a_clean_end_waits_while_a_group_is_held_past_the_range_end") {
+    route.serve_from(a.consume());
+    reader.set_range(0, 1);
+    land(a, 1);
+    CHECK(pending(Walk::arrival));
+    REQUIRE_FALSE(a.finish());
+    CHECK(pending(Walk::arrival));  // 1 is held: a raised end still hands it out
+    reader.set_range(0, 5);
+    CHECK(take(Walk::arrival) == 1);
+    CHECK(ended(Walk::arrival));
+}
+
+TEST_CASE_FIXTURE(Front, "r12_a_failed_copy_keeps_a_group_past_the_range_end_for_a_raised_end") {
+    route.serve_from(a.consume());
+    reader.set_range(0, 3);
+    land(a, 3);
+    CHECK(pending(Walk::sequence));
+    a.abort(Error::route_failed);
+    CHECK(pending(Walk::sequence));
+    reader.set_range(0, std::nullopt);
+    CHECK(take(Walk::sequence) == 3);
+}
+
+TEST_CASE_FIXTURE(Front, "r12_a_group_handed_out_before_is_not_held_past_the_range_end") {
+    route.serve_from(a.consume());
+    land(a, 8);
+    CHECK(take(Walk::arrival) == 8);
+    reader.set_range(0, 1);
+    land(b, 8);
+    REQUIRE_FALSE(b.finish());
+    route.serve_from(b.consume());
+    // B's 8 lies past the range's end but was handed out already: nothing is held, and
+    // B's clean end ends the read.
+    CHECK(ended(Walk::arrival));
+}
