@@ -15,13 +15,6 @@ bool aborted(const GroupConsumer& group) {
     return group.cell().read([](const GroupState& state) { return state.abort.has_value(); });
 }
 
-// An aborted group is never handed out by a cursor. Read under the group's own lock;
-// a walk calls it under the track's lock (always in that order), so the check and the
-// walk's registration on the track are one step.
-bool aborted(const GroupConsumer& group) {
-    return group.cell().read([](const GroupState& state) { return state.abort.has_value(); });
-}
-
 }  // namespace
 
 std::variant<GroupProducer, Error> TrackProducer::create_group(std::uint64_t sequence, GroupLimits limits) {
