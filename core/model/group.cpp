@@ -159,6 +159,7 @@ void GroupProducer::release() {
             if (state.fin || state.abort) return;  // a finished group keeps its frames
             // Nobody will finish it: what it holds is no group, so release the cache.
             state.abort = Error::dropped;
+            state.released = true;
             state.frames.clear();
             state.partial.reset();
             state.bytes = 0;

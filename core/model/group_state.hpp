@@ -29,6 +29,7 @@ struct GroupState {
     std::size_t bytes = 0;                     // complete and arriving bytes
     std::optional<std::size_t> fin;            // frame count once finished
     std::optional<Error> abort;
+    bool released = false;                     // `abort` came from the last producer going, not an abort
 
     // One past the last frame that exists, whole or arriving.
     [[nodiscard]] std::size_t next_index() const { return frames.size() + (partial ? 1 : 0); }

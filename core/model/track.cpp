@@ -8,11 +8,12 @@ namespace moq::model {
 
 namespace {
 
-// An aborted group is never handed out by a cursor. Read under the group's own lock;
-// a walk calls it under the track's lock (always in that order), so the check and the
-// walk's registration on the track are one step.
+// An aborted group is never handed out by a cursor (T6); a group whose producer went
+// away unfinished is still handed out, and its readers get `dropped` (G7). Read under
+// the group's own lock; a walk calls it under the track's lock (always in that order),
+// so the check and the walk's registration on the track are one step.
 bool aborted(const GroupConsumer& group) {
-    return group.cell().read([](const GroupState& state) { return state.abort.has_value(); });
+    return group.cell().read([](const GroupState& state) { return state.abort.has_value() && !state.released; });
 }
 
 }  // namespace

@@ -254,3 +254,26 @@ TEST_CASE("t7_a_track_whose_producer_went_away_answers_dropped_after_its_groups"
     REQUIRE(peek.value().is_error());
     CHECK(peek.value().error() == Error::dropped);
 }
+
+TEST_CASE_FIXTURE(OneTrack, "t6_a_group_whose_producer_went_unfinished_is_offered_and_reads_dropped") {
+    for (const Walk walk : {Walk::arrival, Walk::sequence}) {
+        CAPTURE(walk);
+        TrackProducer track;
+        TrackCursor cursor = track.consume().cursor(walk);
+        {
+            auto created = track.create_group(2);
+            REQUIRE(std::holds_alternative<GroupProducer>(created));
+            CHECK(!std::get<GroupProducer>(created).write_frame("x"));
+        }  // the group's only producer goes without finishing it
+        auto peek = cursor.poll_peek(waiter);
+        REQUIRE(peek.is_ready());
+        REQUIRE(peek.value().is_item());
+        CHECK(peek.value().item()->sequence == 2);
+        auto taken = cursor.take();
+        REQUIRE(taken);
+        auto frame = taken->group.poll_read_frame(waiter);
+        REQUIRE(frame.is_ready());
+        REQUIRE(frame.value().is_error());
+        CHECK(frame.value().error() == Error::dropped);
+    }
+}
