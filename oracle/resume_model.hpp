@@ -1,4 +1,4 @@
-// The resume reader's reference model, written from the R rules of docs/spec/resume.md as
+// The resume reader's reference model, written from the R rules of docs/SPEC.md as
 // plainly as possible: sets and maps, no wakes, no gates. It learns only the history: the
 // driver's operations in order (with virtual time), the reader's own changes (range,
 // skip), and the reader's answers (Pending, a group with the frames read from it, an end
