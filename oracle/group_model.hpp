@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,10 @@ namespace moq::oracle {
 
 class GroupModel {
 public:
+    // The group's limits (G3): bytes written (arriving ones counted) and frames started.
+    GroupModel() = default;
+    GroupModel(std::size_t max_bytes, std::size_t max_frames) : max_bytes_(max_bytes), max_frames_(max_frames) {}
+
     // The producer's writes. Each returns the error the real producer must answer
     // (nullopt: accepted), and applies the write when it is accepted.
     std::optional<model::Error> write_frame(std::string payload);
@@ -48,11 +53,15 @@ private:
         std::size_t size = 0;
         bool complete = false;
     };
-    [[nodiscard]] std::optional<model::Error> refuse_new_frame() const;
+    // Why a new frame of `size` bytes cannot start; a limit aborts the group (G3).
+    [[nodiscard]] std::optional<model::Error> refuse_new_frame(std::size_t size);
 
     std::vector<Frame> frames_;  // every frame ever started, by index; kept after an abort
     bool open_ = false;          // the last frame is still arriving
     std::size_t committed_ = 0;
+    std::size_t bytes_ = 0;  // bytes written, whole frames and arriving chunks
+    std::size_t max_bytes_ = SIZE_MAX;
+    std::size_t max_frames_ = SIZE_MAX;
     std::optional<std::size_t> fin_;
     std::optional<model::Error> abort_;
 };

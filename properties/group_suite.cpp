@@ -53,9 +53,16 @@ struct ReaderSpec {
     std::uint8_t skip = 0;   // skip_to(skip) before the first read
 };
 
+// The group's limits (G3), drawn small so that writes reach them; none: the defaults.
+struct Limits {
+    std::uint8_t bytes = 0;
+    std::uint8_t frames = 0;
+};
+
 struct GroupCase {
     std::vector<Step> steps;
     std::vector<ReaderSpec> readers;
+    std::optional<Limits> limits;
     Drive drive = Drive::woken;
     std::uint64_t seed = 0;
 };
@@ -65,6 +72,16 @@ struct GroupCase {
 constexpr std::uint64_t setup_walks = 3;
 
 kio::Duration advance_of(std::uint8_t n) { return (n % 10 + 1) * 10ms; }
+
+// The error an abort step ends the group with (G5: readers get it, whatever it is).
+constexpr std::array<model::Error, 4> abort_errors{model::Error::cancel, model::Error::route_failed,
+                                                   model::Error::not_found, model::Error::too_large};
+model::Error abort_error_of(std::uint8_t n) { return abort_errors[n % abort_errors.size()]; }
+
+model::GroupLimits limits_of(const std::optional<Limits>& limits) {
+    if (!limits) return {};
+    return model::GroupLimits{limits->bytes, limits->frames};
+}
 
 std::string answer_text(std::optional<model::Error> error) {
     return error ? std::string(model::error_name(*error)) : std::string("ok");
@@ -96,7 +113,11 @@ struct Reader {
 class Run {
 public:
     Run(const GroupCase& value, const RunSettings& settings)
-        : value_(value), executor_(simulation_options(value.seed, value.drive, settings)) {}
+        : value_(value),
+          executor_(simulation_options(value.seed, value.drive, settings)),
+          producer_(std::in_place, 0, limits_of(value.limits)),
+          origin_(producer_->consume()),
+          group_(limits_of(value.limits).max_bytes, limits_of(value.limits).max_frames) {}
 
     CaseOutcome go() {
         executor_.spawn("driver", [this](sim::Task& task) { drive(task); });
@@ -109,15 +130,15 @@ public:
             for (const auto& reader : readers_) {
                 if (reader->model.stopped()) continue;
                 if (reader->mailbox.unread() != 0)
-                    return "missed wake: " + reader->name + " never read " + std::to_string(reader->mailbox.unread()) +
+                    return "G13: missed wake: " + reader->name + " never read " + std::to_string(reader->mailbox.unread()) +
                            " posts";
-                if (auto missed = reader->model.quiescent(reader->waiting)) return reader->name + ": " + *missed;
+                if (auto missed = reader->model.quiescent(reader->waiting)) return *missed + " (" + reader->name + ")";
             }
             return std::nullopt;
         });
         const sim::RunResult result = executor_.run();
         for (const auto& reader : readers_)
-            fail(reader->checks.budget(executor_.task_stats(reader->task), setup_walks, reader->name));
+            fail_as("G12", reader->checks.budget(executor_.task_stats(reader->task), setup_walks, reader->name));
         return outcome_of(result, violation_, executor_);
     }
 
@@ -125,10 +146,15 @@ private:
     void fail(std::optional<std::string> found) {
         if (found && violation_.empty()) violation_ = *found;
     }
+    // A check shared with other suites, whose message names no rule of its own.
+    void fail_as(const char* rule, std::optional<std::string> found) {
+        if (found) fail(std::string(rule) + ": " + *found);
+    }
 
     void compare(const char* what, std::optional<model::Error> got, std::optional<model::Error> expected) {
         if (got != expected)
-            fail(std::string(what) + " answered " + answer_text(got) + ", the model " + answer_text(expected));
+            fail(std::string(expected == model::Error::too_large || got == model::Error::too_large ? "G3: " : "G2: ") +
+                 what + " answered " + answer_text(got) + ", the model " + answer_text(expected));
     }
 
     void drive(sim::Task& task) {
@@ -178,8 +204,8 @@ private:
                     break;
                 }
                 case Op::abort:
-                    group_.abort(model::Error::cancel);
-                    producer_->abort(model::Error::cancel);
+                    group_.abort(abort_error_of(step.n));
+                    producer_->abort(abort_error_of(step.n));
                     break;
                 case Op::cap:
                 case Op::skip:
@@ -239,13 +265,13 @@ private:
     void check_idle(Reader& reader, const model::GroupConsumer& consumer, bool pending) {
         if (!pending || !reader.checks.idle(consumer.walk_counter().walks)) return;
         if (auto answer = reader.model.answerable(Waiting::whole_frame))
-            fail(reader.name + ": the gate answered a whole-frame read Pending without walking at " + *answer);
+            fail("G12: " + reader.name + ": the gate answered a whole-frame read Pending without walking at " + *answer);
     }
 
     // `parked`: the poll answers Pending; `gated_pending`: its gated read did.
     void end_poll(sim::Task& task, Reader& reader, const model::GroupConsumer& consumer, bool parked, bool changed,
                   bool gated, bool gated_pending) {
-        fail(reader.checks.end(task, parked, consumer.gate_armed(), consumer.walk_counter().walks, changed, gated,
+        fail_as("G12", reader.checks.end(task, parked, consumer.gate_armed(), consumer.walk_counter().walks, changed, gated,
                                gated_pending, reader.mailbox.posted()));
     }
 
@@ -308,7 +334,7 @@ private:
                     });
                     if (!next.is_item()) return stop(reader, next);
                     if (next.item().empty() || next.item().size() > reader.spec.batch)
-                        fail(reader.name + " got a batch of " + std::to_string(next.item().size()) + " frames for " +
+                        fail("G9: " + reader.name + " got a batch of " + std::to_string(next.item().size()) + " frames for " +
                              std::to_string(reader.spec.batch));
                     for (const model::Bytes& frame : next.item()) fail(reader.model.read_frame(*frame, std::nullopt));
                 }
@@ -338,7 +364,7 @@ private:
                 } else if (count.is_error()) {
                     fail(reader.model.finished_error(count.error()));
                 } else {
-                    fail(reader.name + ": poll_finished answered a clean end without a count");
+                    fail("G6: " + reader.name + ": poll_finished answered a clean end without a count");
                 }
                 return;
             }
@@ -378,8 +404,8 @@ private:
 
     const GroupCase& value_;
     sim::Executor executor_;
-    std::optional<model::GroupProducer> producer_{std::in_place, 0};
-    const model::GroupConsumer origin_ = producer_->consume();
+    std::optional<model::GroupProducer> producer_;
+    const model::GroupConsumer origin_;
     oracle::GroupModel group_;
     std::vector<std::unique_ptr<Reader>> readers_;
     std::string violation_;
@@ -436,9 +462,15 @@ struct Traits {
         const auto readers = rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, 4), [reader](std::size_t count) {
             return rc::gen::container<std::vector<ReaderSpec>>(count, reader);
         });
+        const auto limits = rc::gen::build<Limits>(rc::gen::set(&Limits::bytes, rc::gen::inRange<std::uint8_t>(0, 16)),
+                                                   rc::gen::set(&Limits::frames, rc::gen::inRange<std::uint8_t>(0, 6)));
         return rc::gen::build<GroupCase>(
             rc::gen::set(&GroupCase::steps, rc::gen::container<std::vector<Step>>(step)),
             rc::gen::set(&GroupCase::readers, readers),
+            rc::gen::set(&GroupCase::limits, rc::gen::map(rc::gen::maybe(limits),
+                                                          [](const rc::Maybe<Limits>& drawn) {
+                                                              return drawn ? std::optional<Limits>(*drawn) : std::nullopt;
+                                                          })),
             rc::gen::set(&GroupCase::drive, drive_generator()),
             rc::gen::set(&GroupCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
     }
@@ -458,7 +490,9 @@ struct Traits {
                                {"batch", spec.batch},
                                {"end", spec.capped ? nlohmann::json(spec.end) : nlohmann::json(nullptr)},
                                {"skip", spec.skip}});
-        return {{"steps", steps}, {"readers", readers}, {"drive", drive_name(value.drive)}, {"seed", value.seed}};
+        nlohmann::json json{{"steps", steps}, {"readers", readers}, {"drive", drive_name(value.drive)}, {"seed", value.seed}};
+        if (value.limits) json["limits"] = {{"bytes", value.limits->bytes}, {"frames", value.limits->frames}};
+        return json;
     }
 
     static GroupCase from_json(const nlohmann::json& json) {
@@ -466,6 +500,13 @@ struct Traits {
         GroupCase value;
         value.seed = require_u64(json, "seed");
         value.drive = require_drive(json);
+        if (json.contains("limits")) {
+            const nlohmann::json& limits = json["limits"];
+            if (!limits.is_object() || !limits.contains("bytes") || !limits.contains("frames"))
+                throw std::invalid_argument("'limits' is {\"bytes\": n, \"frames\": n}");
+            value.limits = Limits{require_small(limits["bytes"], 255, "limits.bytes"),
+                                  require_small(limits["frames"], 255, "limits.frames")};
+        }
         for (const nlohmann::json& reader : require_array(json, "readers")) value.readers.push_back(parse_reader(reader));
         if (value.readers.empty() || value.readers.size() > 3)
             throw std::invalid_argument("a group case has one to three readers");
@@ -494,7 +535,9 @@ struct Traits {
             if (spec.capped) out << " end " << int{spec.end};
             if (spec.skip) out << " skip " << int{spec.skip};
         }
-        out << "], " << drive_name(value.drive) << ", seed " << value.seed << ":";
+        out << "]";
+        if (value.limits) out << ", limits " << int{value.limits->bytes} << " bytes " << int{value.limits->frames} << " frames";
+        out << ", " << drive_name(value.drive) << ", seed " << value.seed << ":";
         for (const Step& step : value.steps) {
             out << " " << op_names[static_cast<std::size_t>(step.op)];
             switch (step.op) {
@@ -502,6 +545,7 @@ struct Traits {
                 case Op::start:
                 case Op::chunk:
                 case Op::open: out << "(" << int{step.n} << ")"; break;
+                case Op::abort: out << "(" << model::error_name(abort_error_of(step.n)) << ")"; break;
                 case Op::poke: out << "(r" << step.reader % value.readers.size() << ")"; break;
                 case Op::cap:
                 case Op::skip:
