@@ -86,9 +86,22 @@ const std::string* GroupModel::bytes(std::size_t index) const {
 
 std::size_t GroupModel::declared(std::size_t index) const { return index < frames_.size() ? frames_[index].size : 0; }
 
+bool GroupModel::unread_from(const Progress& progress, std::size_t index) {
+    const bool end_ahead = progress.fin && index < *progress.fin;
+    if (progress.aborted) return !progress.fin || end_ahead;
+    return index < progress.started || end_ahead;
+}
+
 bool GroupModel::complete(std::size_t index) const { return index < frames_.size() && frames_[index].complete; }
 
 // ---- one reader ----
+
+void GroupReaderModel::poll_began() {
+    const GroupModel::Progress now = group_->progress();
+    earliest_verdict_ = batch_in_last_poll_ ? this_poll_ : now;
+    this_poll_ = now;
+    batch_in_last_poll_ = false;
+}
 
 void GroupReaderModel::skip_to(std::size_t index) {
     if (index > index_) index_ = index;
@@ -112,7 +125,7 @@ std::optional<std::string> GroupReaderModel::read_frame(const std::string& paylo
 std::optional<std::string> GroupReaderModel::read_end() {
     if (stopped_) return "G5: a second end";
     stopped_ = true;
-    if (capped()) return std::nullopt;
+    if (capped() || expiry_end_legal()) return std::nullopt;
     const auto fin = group_->fin();
     if (fin && index_ >= *fin) return std::nullopt;
     if (fin) return "G5: a clean end " + at() + " of a group finished with " + std::to_string(*fin) + " frames";
@@ -126,6 +139,7 @@ std::optional<std::string> GroupReaderModel::read_error(model::Error error) {
     stopped_ = true;
     const std::string what = "error " + error_text(error) + " " + at();
     if (capped()) return "G8: " + what + ", at the cap " + std::to_string(*end_) + " where a read ends cleanly";
+    if (error == model::Error::old && old_legal()) return std::nullopt;
     const auto aborted = group_->aborted();
     if (!aborted) return "G5: " + what + ", but the group was not aborted";
     if (error != *aborted) return "G5: " + what + ", but the group was aborted with " + error_text(*aborted);
@@ -183,6 +197,7 @@ std::optional<std::string> GroupReaderModel::finished_count(std::size_t count) {
     const std::string what = "poll_finished answered " + std::to_string(count) + " frames " + at();
     if (stopped_) return "G6: " + what + " after the reader ended";
     stopped_ = true;
+    if (count == index_ && expiry_end_legal()) return std::nullopt;
     const auto fin = group_->fin();
     if (!fin) return "G6: " + what + ", but the group is not finished";
     if (count != *fin) return "G6: " + what + ", but the group finished with " + std::to_string(*fin);
@@ -195,6 +210,7 @@ std::optional<std::string> GroupReaderModel::finished_error(model::Error error) 
     const std::string what = "poll_finished answered error " + error_text(error) + " " + at();
     if (stopped_) return "G6: " + what + " after the reader ended";
     stopped_ = true;
+    if (error == model::Error::old && old_legal()) return std::nullopt;
     const auto aborted = group_->aborted();
     if (!aborted) return "G6: " + what + ", but the group was not aborted";
     if (error != *aborted) return "G6: " + what + ", but the group was aborted with " + error_text(*aborted);
@@ -205,6 +221,7 @@ std::optional<std::string> GroupReaderModel::finished_error(model::Error error) 
 
 std::optional<std::string> GroupReaderModel::answerable(Waiting waiting) const {
     if (stopped_) return std::nullopt;
+    if (waiting != Waiting::chunk && stale()) return cursor() + ", its expiry deadline passed";
     const auto aborted = group_->aborted();
     if (waiting == Waiting::finished) {
         // The count does not depend on the cursor's cap: only on the end of the group.
@@ -233,6 +250,11 @@ std::optional<std::string> GroupReaderModel::answerable(Waiting waiting) const {
 }
 
 std::optional<std::string> GroupReaderModel::quiescent(Waiting waiting) const {
+    // Its deadline is a wake to come: the system cannot be quiet while the reader waits for it.
+    if (!stopped_ && waiting != Waiting::chunk && deadline_ && !capped())
+        return "G10: missed wake: the reader is parked at " + cursor() + " with an expiry, its deadline " +
+               std::to_string(deadline_->since_start.count() / 1000000) + "ms, now " +
+               std::to_string(now_.since_start.count() / 1000000) + "ms";
     const auto answer = answerable(waiting);
     if (!answer) return std::nullopt;
     const char* in = waiting == Waiting::whole_frame  ? "a whole-frame read"

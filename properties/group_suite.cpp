@@ -31,9 +31,11 @@ namespace {
 using namespace std::chrono_literals;
 using Waiting = oracle::GroupReaderModel::Waiting;
 
-enum class Op : std::uint8_t { frame, start, chunk, open, end, finish, abort, cap, skip, range, poke, yield, advance, drop };
-constexpr std::array<const char*, 14> op_names{"frame", "start", "chunk", "open",  "end",     "finish", "abort",
-                                               "cap",   "skip",  "range", "poke",  "yield",   "advance", "drop"};
+enum class Op : std::uint8_t {
+    frame, start, chunk, open, end, finish, abort, cap, skip, range, poke, yield, advance, drop, expire
+};
+constexpr std::array<const char*, 15> op_names{"frame", "start", "chunk", "open",    "end",  "finish", "abort", "cap",
+                                               "skip",  "range", "poke",  "yield",   "advance", "drop", "expire"};
 
 struct Step {
     Op op = Op::frame;
@@ -51,6 +53,8 @@ struct ReaderSpec {
     bool capped = false;     // with_end(end) before the first read
     std::uint8_t end = 0;
     std::uint8_t skip = 0;   // skip_to(skip) before the first read
+    // The reader's own expiry budget (advance_of), given by its recover's poll_budget.
+    std::optional<std::uint8_t> budget;
 };
 
 // The group's limits (G3), drawn small so that writes reach them; none: the defaults.
@@ -90,8 +94,27 @@ std::string answer_text(std::optional<model::Error> error) {
 // A change the driver asks a reader to make to itself, or a poke: a wake of the reader's
 // task that changes nothing, as another future of the same task would.
 struct Command {
-    enum class Kind : std::uint8_t { poke, cap, skip, range } kind = Kind::poke;
-    std::size_t index = 0;  // cap: with_end(index); skip: skip_to(index); range: with_range(index, index + 1)
+    enum class Kind : std::uint8_t { poke, cap, skip, range, expiry } kind = Kind::poke;
+    // cap: with_end(index); skip: skip_to(index); range: with_range(index, index + 1);
+    // expiry: with_expiry of a deadline policy whose budget is advance_of(index)
+    std::size_t index = 0;
+};
+
+// A recover that only gives the reader's budget: it never looks past the copy it has.
+class BudgetRecover final : public model::Recover {
+public:
+    explicit BudgetRecover(kio::Duration budget) : budget_(budget) {}
+    std::optional<kio::Duration> poll_budget(const kio::Waiter&) override { return budget_; }
+    bool wants(std::optional<model::Error>, const kio::Waiter&) override { return false; }
+    kio::Poll<std::variant<model::Replacement, model::Error>> poll(std::size_t, std::optional<model::Error>,
+                                                                   const kio::Waiter&) override {
+        return kio::Poll<std::variant<model::Replacement, model::Error>>::pending();
+    }
+    void adopt(const model::Replacement&) override {}
+    [[nodiscard]] std::unique_ptr<model::Recover> clone() const override { return std::make_unique<BudgetRecover>(*this); }
+
+private:
+    kio::Duration budget_;
 };
 
 // One reader task's state, as the driver and the oracle see it.
@@ -117,7 +140,8 @@ public:
           executor_(simulation_options(value.seed, value.drive, settings)),
           producer_(std::in_place, 0, limits_of(value.limits)),
           origin_(producer_->consume()),
-          group_(limits_of(value.limits).max_bytes, limits_of(value.limits).max_frames) {}
+          group_(limits_of(value.limits).max_bytes, limits_of(value.limits).max_frames),
+          start_(executor_.clock().now()) {}
 
     CaseOutcome go() {
         executor_.spawn("driver", [this](sim::Task& task) { drive(task); });
@@ -129,6 +153,7 @@ public:
         executor_.on_quiescence([this]() -> std::optional<std::string> {
             for (const auto& reader : readers_) {
                 if (reader->model.stopped()) continue;
+                reader->model.at_time(executor_.clock().now());
                 if (reader->mailbox.unread() != 0)
                     return "G13: missed wake: " + reader->name + " never read " + std::to_string(reader->mailbox.unread()) +
                            " posts";
@@ -210,11 +235,13 @@ private:
                 case Op::cap:
                 case Op::skip:
                 case Op::range:
+                case Op::expire:
                 case Op::poke: {
-                    const auto kind = step.op == Op::cap     ? Command::Kind::cap
-                                      : step.op == Op::skip  ? Command::Kind::skip
-                                      : step.op == Op::range ? Command::Kind::range
-                                                             : Command::Kind::poke;
+                    const auto kind = step.op == Op::cap      ? Command::Kind::cap
+                                      : step.op == Op::skip   ? Command::Kind::skip
+                                      : step.op == Op::range  ? Command::Kind::range
+                                      : step.op == Op::expire ? Command::Kind::expiry
+                                                              : Command::Kind::poke;
                     if (!readers_.empty()) readers_[step.reader % readers_.size()]->mailbox.post(Command{kind, step.n});
                     break;
                 }
@@ -236,6 +263,8 @@ private:
     // The start of every poll of a reader: its own changes, then the idle-path bookkeeping.
     bool begin_poll(sim::Task& task, Reader& reader, model::GroupConsumer& consumer, const kio::Waiter& waiter) {
         reader.checks.begin(task, consumer.walk_counter().walks, reader.mailbox.posted());
+        reader.model.at_time(task.clock().now());
+        reader.model.poll_began();
         bool changed = false;
         for (const Command& command : reader.mailbox.collect(waiter)) {
             switch (command.kind) {
@@ -254,10 +283,20 @@ private:
                     reader.model.skip_to(command.index);
                     reader.model.with_end(command.index + 1);
                     break;
+                case Command::Kind::expiry: attach_expiry(task, reader, consumer, command.index); break;
             }
             changed = true;
         }
         return changed;
+    }
+
+    // A deadline policy from the group's start; the reader's own budget, when it has one,
+    // decides instead of the policy's (G10).
+    void attach_expiry(sim::Task& task, Reader& reader, model::GroupConsumer& consumer, std::size_t n) {
+        const kio::Duration policy = advance_of(static_cast<std::uint8_t>(n));
+        consumer.with_expiry(std::make_shared<model::DeadlineExpiry>(task.clock(), start_, policy));
+        const kio::Duration budget = reader.spec.budget ? advance_of(*reader.spec.budget) : policy;
+        reader.model.with_expiry(start_ + budget);
     }
 
     // A whole-frame read the gate answered without walking stands for the last walk:
@@ -317,6 +356,7 @@ private:
         model::GroupConsumer consumer = origin_;  // a clone: the producer may be gone by now
         if (reader.spec.skip != 0) consumer.skip_to(reader.spec.skip);
         if (reader.spec.capped) consumer.with_end(reader.spec.end);
+        if (reader.spec.budget) consumer.with_recover(std::make_unique<BudgetRecover>(advance_of(*reader.spec.budget)));
         switch (reader.spec.way) {
             case Way::frame:
                 reader.waiting = Waiting::whole_frame;
@@ -337,6 +377,7 @@ private:
                         fail("G9: " + reader.name + " got a batch of " + std::to_string(next.item().size()) + " frames for " +
                              std::to_string(reader.spec.batch));
                     for (const model::Bytes& frame : next.item()) fail(reader.model.read_frame(*frame, std::nullopt));
+                    reader.model.batch_answered();
                 }
             case Way::object:
                 reader.waiting = Waiting::whole_frame;
@@ -381,6 +422,7 @@ private:
                         const bool changed = begin_poll(task, reader, consumer, waiter);
                         auto whole = consumer.poll_read_frame(waiter);
                         check_idle(reader, consumer, whole.is_pending());
+                        reader.checks.gated_read_done(task);
                         if (whole.is_ready()) {
                             end_poll(task, reader, consumer, false, changed, true, false);
                             return Either{std::move(whole).value(), std::nullopt};
@@ -407,6 +449,7 @@ private:
     std::optional<model::GroupProducer> producer_;
     const model::GroupConsumer origin_;
     oracle::GroupModel group_;
+    kio::Instant start_;  // the group's start, which its expiry is measured from
     std::vector<std::unique_ptr<Reader>> readers_;
     std::string violation_;
 };
@@ -426,6 +469,7 @@ ReaderSpec parse_reader(const nlohmann::json& json) {
     if (spec.capped) spec.end = require_small(json["end"], 255, "end");
     if (!json.contains("skip")) throw std::invalid_argument("'skip' must be a whole number");
     spec.skip = require_small(json["skip"], 255, "skip");
+    if (json.contains("budget")) spec.budget = require_small(json["budget"], 255, "budget");
     return spec;
 }
 
@@ -445,7 +489,8 @@ struct Traits {
                                                                   {6, Op::poke},
                                                                   {4, Op::yield},
                                                                   {5, Op::advance},
-                                                                  {1, Op::drop}})),
+                                                                  {1, Op::drop},
+                                                                  {2, Op::expire}})),
             rc::gen::set(&Step::reader, rc::gen::inRange<std::uint8_t>(0, 3)),
             rc::gen::set(&Step::n, rc::gen::inRange<std::uint8_t>(0, 5)));
         const auto reader = rc::gen::build<ReaderSpec>(
@@ -458,7 +503,11 @@ struct Traits {
             rc::gen::set(&ReaderSpec::batch, rc::gen::inRange<std::uint8_t>(1, 5)),
             rc::gen::set(&ReaderSpec::capped, rc::gen::element(false, true)),
             rc::gen::set(&ReaderSpec::end, rc::gen::inRange<std::uint8_t>(1, 5)),
-            rc::gen::set(&ReaderSpec::skip, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 1}, {1, 2}})));
+            rc::gen::set(&ReaderSpec::skip, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 1}, {1, 2}})),
+            rc::gen::set(&ReaderSpec::budget,
+                         rc::gen::map(rc::gen::maybe(rc::gen::inRange<std::uint8_t>(0, 6)), [](const rc::Maybe<std::uint8_t>& drawn) {
+                             return drawn ? std::optional<std::uint8_t>(*drawn) : std::nullopt;
+                         })));
         const auto readers = rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, 4), [reader](std::size_t count) {
             return rc::gen::container<std::vector<ReaderSpec>>(count, reader);
         });
@@ -490,6 +539,8 @@ struct Traits {
                                {"batch", spec.batch},
                                {"end", spec.capped ? nlohmann::json(spec.end) : nlohmann::json(nullptr)},
                                {"skip", spec.skip}});
+        for (std::size_t i = 0; i < value.readers.size(); ++i)
+            if (value.readers[i].budget) readers[i]["budget"] = *value.readers[i].budget;
         nlohmann::json json{{"steps", steps}, {"readers", readers}, {"drive", drive_name(value.drive)}, {"seed", value.seed}};
         if (value.limits) json["limits"] = {{"bytes", value.limits->bytes}, {"frames", value.limits->frames}};
         return json;
@@ -534,6 +585,9 @@ struct Traits {
             if (spec.way == Way::frames) out << " by " << int{spec.batch};
             if (spec.capped) out << " end " << int{spec.end};
             if (spec.skip) out << " skip " << int{spec.skip};
+            if (spec.budget)
+                out << " budget " << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(*spec.budget)).count()
+                    << "ms";
         }
         out << "]";
         if (value.limits) out << ", limits " << int{value.limits->bytes} << " bytes " << int{value.limits->frames} << " frames";
@@ -547,6 +601,10 @@ struct Traits {
                 case Op::open: out << "(" << int{step.n} << ")"; break;
                 case Op::abort: out << "(" << model::error_name(abort_error_of(step.n)) << ")"; break;
                 case Op::poke: out << "(r" << step.reader % value.readers.size() << ")"; break;
+                case Op::expire:
+                    out << "(r" << step.reader % value.readers.size() << ","
+                        << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(step.n)).count() << "ms)";
+                    break;
                 case Op::cap:
                 case Op::skip:
                 case Op::range:
