@@ -315,6 +315,35 @@ private:
     }
 
     template <class T>
+    static std::string ending_text(const kio::Poll<model::Next<T>>& answer) {
+        if (answer.is_pending()) return "Pending";
+        if (answer.value().is_end()) return "a clean end";
+        if (answer.value().is_error()) return "error " + std::string(model::error_name(answer.value().error()));
+        return "an item";
+    }
+
+    // G5, G10: an end is final. The same read once more answers the same at once (an
+    // expiry verdict is sticky; an end or error of the group stays).
+    template <class T, class Read>
+    void again(sim::Task& task, Reader& reader, const model::Next<T>& first, Read&& read) {
+        const std::string before = ending_text(kio::Poll<model::Next<T>>(first));
+        std::string after;
+        task.wait([&](const kio::Waiter& waiter) -> kio::Poll<bool> {
+            after = ending_text(read(waiter));
+            return true;
+        });
+        if (after != before)
+            fail(std::string(first.is_error() && first.error() == model::Error::old ? "G10: " : "G5: ") + reader.name +
+                 " read again after " + before + " and got " + after);
+    }
+
+    template <class T, class Read>
+    void ended(sim::Task& task, Reader& reader, const model::Next<T>& next, Read&& read) {
+        stop(reader, next);
+        again(task, reader, next, std::forward<Read>(read));
+    }
+
+    template <class T>
     void stop(Reader& reader, const model::Next<T>& next) {
         if (next.is_end()) {
             fail(reader.model.read_end());
@@ -363,7 +392,7 @@ private:
                 for (;;) {
                     auto next = wait(task, reader, consumer, true,
                                      [&](const kio::Waiter& waiter) { return consumer.poll_read_frame(waiter); });
-                    if (!next.is_item()) return stop(reader, next);
+                    if (!next.is_item()) return ended(task, reader, next, [&](const kio::Waiter& w) { return consumer.poll_read_frame(w); });
                     fail(reader.model.read_frame(*next.item(), std::nullopt));
                 }
             case Way::frames:
@@ -372,7 +401,7 @@ private:
                     auto next = wait(task, reader, consumer, true, [&](const kio::Waiter& waiter) {
                         return consumer.poll_read_frames(waiter, reader.spec.batch);
                     });
-                    if (!next.is_item()) return stop(reader, next);
+                    if (!next.is_item()) return ended(task, reader, next, [&](const kio::Waiter& w) { return consumer.poll_read_frames(w, reader.spec.batch); });
                     if (next.item().empty() || next.item().size() > reader.spec.batch)
                         fail("G9: " + reader.name + " got a batch of " + std::to_string(next.item().size()) + " frames for " +
                              std::to_string(reader.spec.batch));
@@ -384,7 +413,7 @@ private:
                 for (;;) {
                     auto next = wait(task, reader, consumer, true,
                                      [&](const kio::Waiter& waiter) { return consumer.poll_read_object(waiter); });
-                    if (!next.is_item()) return stop(reader, next);
+                    if (!next.is_item()) return ended(task, reader, next, [&](const kio::Waiter& w) { return consumer.poll_read_object(w); });
                     fail(reader.model.read_frame(next.item().payload, next.item().index));
                 }
             case Way::chunks:
@@ -392,7 +421,7 @@ private:
                     reader.waiting = Waiting::next_frame;
                     auto next = wait(task, reader, consumer, false,
                                      [&](const kio::Waiter& waiter) { return consumer.poll_next_frame(waiter); });
-                    if (!next.is_item()) return stop(reader, next);
+                    if (!next.is_item()) return ended(task, reader, next, [&](const kio::Waiter& w) { return consumer.poll_next_frame(w); });
                     fail(reader.model.frame_opened(next.item().index()));
                     read_chunks(task, reader, consumer, next.item());
                 }
@@ -433,11 +462,14 @@ private:
                         return Either{std::nullopt, std::move(next).value()};
                     });
                     if (got.whole) {
-                        if (!got.whole->is_item()) return stop(reader, *got.whole);
+                        if (!got.whole->is_item()) return ended(task, reader, *got.whole, [&](const kio::Waiter& w) { return consumer.poll_read_frame(w); });
                         fail(reader.model.read_frame(*got.whole->item(), std::nullopt));
                         continue;
                     }
-                    if (!got.next->is_item()) return stop(reader, *got.next);
+                    // The gated read, once more: an end reached outside it must reach it too.
+                    if (!got.next->is_item())
+                        return ended(task, reader, *got.next,
+                                     [&](const kio::Waiter& w) { return consumer.poll_read_frame(w); });
                     fail(reader.model.frame_opened(got.next->item().index()));
                     read_chunks(task, reader, consumer, got.next->item());
                 }
