@@ -183,81 +183,77 @@ private:
     }
 
     void drive(sim::Task& task) {
-        std::size_t frames = 0;
-        std::size_t chunks = 0;
         for (const Step& step : value_.steps) {
             task.yield();
             // Once the producer is gone only the readers' own steps and time remain.
             if (!producer_ && step.op <= Op::abort) continue;
-            switch (step.op) {
-                case Op::frame: {
-                    // Each attempt its own letter, so a frame read at the wrong index shows.
-                    const std::string payload(step.n, static_cast<char>('a' + frames++ % 26));
-                    const auto expected = group_.write_frame(payload);
-                    compare("write_frame", producer_->write_frame(payload), expected);
-                    break;
-                }
-                case Op::start: {
-                    const auto expected = group_.start_frame(step.n);
-                    compare("start_frame", producer_->start_frame(step.n), expected);
-                    break;
-                }
-                case Op::chunk: {
-                    const std::string bytes(step.n, static_cast<char>('A' + chunks++ % 26));
-                    const auto expected = group_.write_chunk(bytes);
-                    compare("write_chunk", producer_->write_chunk(bytes), expected);
-                    break;
-                }
-                case Op::open: {
-                    // A frame's bytes all at once, committed by a later end: the frame is
-                    // readable in chunks, and to its end, while it is still in flight.
-                    const std::string bytes(step.n, static_cast<char>('A' + chunks++ % 26));
-                    auto expected = group_.start_frame(step.n);
-                    compare("start_frame", producer_->start_frame(step.n), expected);
-                    expected = group_.write_chunk(bytes);
-                    compare("write_chunk", producer_->write_chunk(bytes), expected);
-                    break;
-                }
-                case Op::end: {
-                    const auto expected = group_.end_frame();
-                    compare("end_frame", producer_->end_frame(), expected);
-                    break;
-                }
-                case Op::finish: {
-                    const auto expected = group_.finish();
-                    compare("finish", producer_->finish(), expected);
-                    break;
-                }
-                case Op::abort:
-                    group_.abort(abort_error_of(step.n));
-                    producer_->abort(abort_error_of(step.n));
-                    break;
-                case Op::cap:
-                case Op::skip:
-                case Op::range:
-                case Op::expire:
-                case Op::poke: {
-                    const auto kind = step.op == Op::cap      ? Command::Kind::cap
-                                      : step.op == Op::skip   ? Command::Kind::skip
-                                      : step.op == Op::range  ? Command::Kind::range
-                                      : step.op == Op::expire ? Command::Kind::expiry
-                                                              : Command::Kind::poke;
-                    if (!readers_.empty()) readers_[step.reader % readers_.size()]->mailbox.post(Command{kind, step.n});
-                    break;
-                }
-                case Op::drop:
-                    group_.drop();
-                    producer_.reset();
-                    break;
-                case Op::yield: task.yield(); break;
-                case Op::advance: {
-                    kio::Deadline deadline{task.clock()};
-                    deadline.after(advance_of(step.n));
-                    task.wait([&](const kio::Waiter& waiter) { return deadline.poll(waiter); });
-                    break;
-                }
-            }
+            apply(task, step);
         }
+    }
+
+    void apply(sim::Task& task, const Step& step) {
+        switch (step.op) {
+            case Op::frame: return write_frame(step.n);
+            case Op::start: return start_frame(step.n);
+            case Op::chunk: return write_chunk(step.n);
+            case Op::open: return open_frame(step.n);
+            case Op::end: return compare("end_frame", producer_->end_frame(), group_.end_frame());
+            case Op::finish: return compare("finish", producer_->finish(), group_.finish());
+            case Op::abort: return abort(abort_error_of(step.n));
+            case Op::cap: return post(step, Command::Kind::cap);
+            case Op::skip: return post(step, Command::Kind::skip);
+            case Op::range: return post(step, Command::Kind::range);
+            case Op::poke: return post(step, Command::Kind::poke);
+            case Op::expire: return post(step, Command::Kind::expiry);
+            case Op::drop: return drop();
+            case Op::yield: return task.yield();
+            case Op::advance: return advance(task, advance_of(step.n));
+        }
+    }
+
+    // Each attempt its own letter, so a frame read at the wrong index shows.
+    void write_frame(std::size_t size) {
+        const std::string payload(size, static_cast<char>('a' + frames_written_++ % 26));
+        const auto expected = group_.write_frame(payload);
+        compare("write_frame", producer_->write_frame(payload), expected);
+    }
+
+    void start_frame(std::size_t size) {
+        const auto expected = group_.start_frame(size);
+        compare("start_frame", producer_->start_frame(size), expected);
+    }
+
+    void write_chunk(std::size_t size) {
+        const std::string bytes(size, static_cast<char>('A' + chunks_written_++ % 26));
+        const auto expected = group_.write_chunk(bytes);
+        compare("write_chunk", producer_->write_chunk(bytes), expected);
+    }
+
+    // A frame's bytes all at once, committed by a later end: the frame is readable in
+    // chunks, and to its end, while it is still in flight.
+    void open_frame(std::size_t size) {
+        start_frame(size);
+        write_chunk(size);
+    }
+
+    void abort(model::Error error) {
+        group_.abort(error);
+        producer_->abort(error);
+    }
+
+    void drop() {
+        group_.drop();
+        producer_.reset();
+    }
+
+    void post(const Step& step, Command::Kind kind) {
+        if (!readers_.empty()) readers_[step.reader % readers_.size()]->mailbox.post(Command{kind, step.n});
+    }
+
+    static void advance(sim::Task& task, kio::Duration by) {
+        kio::Deadline deadline{task.clock()};
+        deadline.after(by);
+        task.wait([&](const kio::Waiter& waiter) { return deadline.poll(waiter); });
     }
 
     // The start of every poll of a reader: its own changes, then the idle-path bookkeeping.
@@ -482,6 +478,8 @@ private:
     const model::GroupConsumer origin_;
     oracle::GroupModel group_;
     kio::Instant start_;  // the group's start, which its expiry is measured from
+    std::size_t frames_written_ = 0;
+    std::size_t chunks_written_ = 0;
     std::vector<std::unique_ptr<Reader>> readers_;
     std::string violation_;
 };
