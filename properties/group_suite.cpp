@@ -383,92 +383,110 @@ private:
         if (reader.spec.capped) consumer.with_end(reader.spec.end);
         if (reader.spec.budget) consumer.with_recover(std::make_unique<BudgetRecover>(advance_of(*reader.spec.budget)));
         switch (reader.spec.way) {
-            case Way::frame:
-                reader.waiting = Waiting::whole_frame;
-                for (;;) {
-                    auto next = wait(task, reader, consumer, true,
-                                     [&](const kio::Waiter& waiter) { return consumer.poll_read_frame(waiter); });
-                    if (!next.is_item()) return ended(task, reader, next, [&](const kio::Waiter& w) { return consumer.poll_read_frame(w); });
-                    fail(reader.model.read_frame(*next.item(), std::nullopt));
-                }
-            case Way::frames:
-                reader.waiting = Waiting::whole_frame;
-                for (;;) {
-                    auto next = wait(task, reader, consumer, true, [&](const kio::Waiter& waiter) {
-                        return consumer.poll_read_frames(waiter, reader.spec.batch);
-                    });
-                    if (!next.is_item()) return ended(task, reader, next, [&](const kio::Waiter& w) { return consumer.poll_read_frames(w, reader.spec.batch); });
-                    if (next.item().empty() || next.item().size() > reader.spec.batch)
-                        fail("G9: " + reader.name + " got a batch of " + std::to_string(next.item().size()) + " frames for " +
-                             std::to_string(reader.spec.batch));
-                    for (const model::Bytes& frame : next.item()) fail(reader.model.read_frame(*frame, std::nullopt));
-                    reader.model.batch_answered();
-                }
-            case Way::object:
-                reader.waiting = Waiting::whole_frame;
-                for (;;) {
-                    auto next = wait(task, reader, consumer, true,
-                                     [&](const kio::Waiter& waiter) { return consumer.poll_read_object(waiter); });
-                    if (!next.is_item()) return ended(task, reader, next, [&](const kio::Waiter& w) { return consumer.poll_read_object(w); });
-                    fail(reader.model.read_frame(next.item().payload, next.item().index));
-                }
-            case Way::chunks:
-                for (;;) {
-                    reader.waiting = Waiting::next_frame;
-                    auto next = wait(task, reader, consumer, false,
-                                     [&](const kio::Waiter& waiter) { return consumer.poll_next_frame(waiter); });
-                    if (!next.is_item()) return ended(task, reader, next, [&](const kio::Waiter& w) { return consumer.poll_next_frame(w); });
-                    fail(reader.model.frame_opened(next.item().index()));
-                    read_chunks(task, reader, consumer, next.item());
-                }
-            case Way::finished: {
-                reader.waiting = Waiting::finished;
-                auto count = wait(task, reader, consumer, false,
-                                  [&](const kio::Waiter& waiter) { return consumer.poll_finished(waiter); });
-                if (count.is_item()) {
-                    fail(reader.model.finished_count(count.item()));
-                } else if (count.is_error()) {
-                    fail(reader.model.finished_error(count.error()));
-                } else {
-                    fail("G6: " + reader.name + ": poll_finished answered a clean end without a count");
-                }
-                return;
+            case Way::frame: return read_frames_one_by_one(task, reader, consumer);
+            case Way::frames: return read_batches(task, reader, consumer);
+            case Way::object: return read_objects(task, reader, consumer);
+            case Way::chunks: return read_chunked(task, reader, consumer);
+            case Way::finished: return read_finished(task, reader, consumer);
+            case Way::mixed: return read_mixed(task, reader, consumer);
+        }
+    }
+
+    void read_frames_one_by_one(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
+        reader.waiting = Waiting::whole_frame;
+        const auto read = [&](const kio::Waiter& waiter) { return consumer.poll_read_frame(waiter); };
+        for (;;) {
+            auto next = wait(task, reader, consumer, true, read);
+            if (!next.is_item()) return ended(task, reader, next, read);
+            fail(reader.model.read_frame(*next.item(), std::nullopt));
+        }
+    }
+
+    void read_batches(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
+        reader.waiting = Waiting::whole_frame;
+        const auto read = [&](const kio::Waiter& waiter) { return consumer.poll_read_frames(waiter, reader.spec.batch); };
+        for (;;) {
+            auto next = wait(task, reader, consumer, true, read);
+            if (!next.is_item()) return ended(task, reader, next, read);
+            if (next.item().empty() || next.item().size() > reader.spec.batch)
+                fail("G9: " + reader.name + " got a batch of " + std::to_string(next.item().size()) + " frames for " +
+                     std::to_string(reader.spec.batch));
+            for (const model::Bytes& frame : next.item()) fail(reader.model.read_frame(*frame, std::nullopt));
+            reader.model.batch_answered();
+        }
+    }
+
+    void read_objects(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
+        reader.waiting = Waiting::whole_frame;
+        const auto read = [&](const kio::Waiter& waiter) { return consumer.poll_read_object(waiter); };
+        for (;;) {
+            auto next = wait(task, reader, consumer, true, read);
+            if (!next.is_item()) return ended(task, reader, next, read);
+            fail(reader.model.read_frame(next.item().payload, next.item().index));
+        }
+    }
+
+    void read_chunked(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
+        const auto read = [&](const kio::Waiter& waiter) { return consumer.poll_next_frame(waiter); };
+        for (;;) {
+            reader.waiting = Waiting::next_frame;
+            auto next = wait(task, reader, consumer, false, read);
+            if (!next.is_item()) return ended(task, reader, next, read);
+            fail(reader.model.frame_opened(next.item().index()));
+            read_chunks(task, reader, consumer, next.item());
+        }
+    }
+
+    void read_finished(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
+        reader.waiting = Waiting::finished;
+        auto count = wait(task, reader, consumer, false,
+                          [&](const kio::Waiter& waiter) { return consumer.poll_finished(waiter); });
+        if (count.is_item()) {
+            fail(reader.model.finished_count(count.item()));
+        } else if (count.is_error()) {
+            fail(reader.model.finished_error(count.error()));
+        } else {
+            fail("G6: " + reader.name + ": poll_finished answered a clean end without a count");
+        }
+    }
+
+    // A whole-frame read and, while it parks, the chunked read of the same cursor, as one
+    // task polling both would.
+    struct Either {
+        std::optional<model::Next<model::Bytes>> whole;
+        std::optional<model::Next<model::FrameReader>> next;
+    };
+
+    kio::Poll<Either> poll_either(sim::Task& task, Reader& reader, model::GroupConsumer& consumer,
+                                  const kio::Waiter& waiter) {
+        const bool changed = begin_poll(task, reader, consumer, waiter);
+        auto whole = consumer.poll_read_frame(waiter);
+        check_idle(reader, consumer, whole.is_pending());
+        reader.checks.gated_read_done(task);
+        if (whole.is_ready()) {
+            end_poll(task, reader, consumer, false, changed, true, false);
+            return Either{std::move(whole).value(), std::nullopt};
+        }
+        auto next = consumer.poll_next_frame(waiter);
+        end_poll(task, reader, consumer, next.is_pending(), changed, true, true);
+        if (next.is_pending()) return kio::Poll<Either>::pending();
+        return Either{std::nullopt, std::move(next).value()};
+    }
+
+    void read_mixed(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
+        // The gated read, once more after any end: an end reached outside it must reach it too.
+        const auto gated_read = [&](const kio::Waiter& waiter) { return consumer.poll_read_frame(waiter); };
+        for (;;) {
+            reader.waiting = Waiting::either;
+            auto got = task.wait([&](const kio::Waiter& waiter) { return poll_either(task, reader, consumer, waiter); });
+            if (got.whole) {
+                if (!got.whole->is_item()) return ended(task, reader, *got.whole, gated_read);
+                fail(reader.model.read_frame(*got.whole->item(), std::nullopt));
+                continue;
             }
-            case Way::mixed:
-                for (;;) {
-                    // A whole-frame read and, while it parks, the chunked read of the same
-                    // cursor, as one task polling both would.
-                    struct Either {
-                        std::optional<model::Next<model::Bytes>> whole;
-                        std::optional<model::Next<model::FrameReader>> next;
-                    };
-                    reader.waiting = Waiting::either;
-                    auto got = task.wait([&](const kio::Waiter& waiter) -> kio::Poll<Either> {
-                        const bool changed = begin_poll(task, reader, consumer, waiter);
-                        auto whole = consumer.poll_read_frame(waiter);
-                        check_idle(reader, consumer, whole.is_pending());
-                        reader.checks.gated_read_done(task);
-                        if (whole.is_ready()) {
-                            end_poll(task, reader, consumer, false, changed, true, false);
-                            return Either{std::move(whole).value(), std::nullopt};
-                        }
-                        auto next = consumer.poll_next_frame(waiter);
-                        end_poll(task, reader, consumer, next.is_pending(), changed, true, true);
-                        if (next.is_pending()) return kio::Poll<Either>::pending();
-                        return Either{std::nullopt, std::move(next).value()};
-                    });
-                    if (got.whole) {
-                        if (!got.whole->is_item()) return ended(task, reader, *got.whole, [&](const kio::Waiter& w) { return consumer.poll_read_frame(w); });
-                        fail(reader.model.read_frame(*got.whole->item(), std::nullopt));
-                        continue;
-                    }
-                    // The gated read, once more: an end reached outside it must reach it too.
-                    if (!got.next->is_item())
-                        return ended(task, reader, *got.next,
-                                     [&](const kio::Waiter& w) { return consumer.poll_read_frame(w); });
-                    fail(reader.model.frame_opened(got.next->item().index()));
-                    read_chunks(task, reader, consumer, got.next->item());
-                }
+            if (!got.next->is_item()) return ended(task, reader, *got.next, gated_read);
+            fail(reader.model.frame_opened(got.next->item().index()));
+            read_chunks(task, reader, consumer, got.next->item());
         }
     }
 
