@@ -1,13 +1,17 @@
-// The group suite: one GroupProducer written by a driver task (whole frames, chunked
-// frames, finish, abort, time), read by one to three reader tasks, each its own way:
+// The group suite: one GroupProducer, with byte and frame limits drawn small from the
+// case, written by a driver task (whole frames, chunked frames, finish, aborts with
+// several errors, the last producer going, virtual time), read by one to three reader
+// tasks, each its own way:
 // poll_read_frame, poll_read_frames batches, poll_read_object, poll_next_frame with
 // poll_read_chunk, a whole-frame read that falls back to poll_next_frame in the same
 // poll, or poll_finished. Readers may start with a cap or a skip; while they read, the
 // driver asks them to change their cap, start or range (their own changes: disarm
-// points) or pokes their task (a wake from another future, which the gates must ride
-// out without walking). The group model judges every write's answer, every read
-// (safety), every answer a gate gives without walking, where each reader parks once the
-// system is quiet (liveness), and every reader's walks (the idle path and its budget).
+// points), to attach a deadline expiry on the simulator's clock (a reader may have a
+// budget of its own, through a recover), or pokes their task (a wake from another
+// future, which the gates must ride out without walking). The group model judges every
+// write's answer, every read (safety), every read after an end (sticky), every answer a
+// gate gives without walking, where each reader parks once the system is quiet
+// (liveness), and every reader's walks (the idle path and its budget).
 #include <algorithm>
 #include <array>
 #include <chrono>
