@@ -18,22 +18,27 @@ std::string error_text(model::Error error) { return std::string(model::error_nam
 
 // ---- the group ----
 
-std::optional<model::Error> GroupModel::refuse_new_frame() const {
+std::optional<model::Error> GroupModel::refuse_new_frame(std::size_t size) {
     if (abort_ || fin_) return model::Error::closed;
     if (open_) return model::Error::frame_open;
+    if (bytes_ + size > max_bytes_ || frames_.size() + 1 > max_frames_) {
+        abort(model::Error::too_large);
+        return model::Error::too_large;
+    }
     return std::nullopt;
 }
 
 std::optional<model::Error> GroupModel::write_frame(std::string payload) {
-    if (auto refused = refuse_new_frame()) return refused;
     const std::size_t size = payload.size();
+    if (auto refused = refuse_new_frame(size)) return refused;
+    bytes_ += size;
     frames_.push_back(Frame{std::move(payload), size, true});
     ++committed_;
     return std::nullopt;
 }
 
 std::optional<model::Error> GroupModel::start_frame(std::size_t size) {
-    if (auto refused = refuse_new_frame()) return refused;
+    if (auto refused = refuse_new_frame(size)) return refused;
     frames_.push_back(Frame{std::string(), size, false});
     open_ = true;
     return std::nullopt;
@@ -44,6 +49,7 @@ std::optional<model::Error> GroupModel::write_chunk(std::string_view chunk) {
     Frame& frame = frames_.back();
     if (frame.bytes.size() + chunk.size() > frame.size) return model::Error::wrong_size;
     frame.bytes.append(chunk);
+    bytes_ += chunk.size();
     return std::nullopt;
 }
 
@@ -80,9 +86,22 @@ const std::string* GroupModel::bytes(std::size_t index) const {
 
 std::size_t GroupModel::declared(std::size_t index) const { return index < frames_.size() ? frames_[index].size : 0; }
 
+bool GroupModel::unread_from(const Progress& progress, std::size_t index) {
+    const bool end_ahead = progress.fin && index < *progress.fin;
+    if (progress.aborted) return !progress.fin || end_ahead;
+    return index < progress.started || end_ahead;
+}
+
 bool GroupModel::complete(std::size_t index) const { return index < frames_.size() && frames_[index].complete; }
 
 // ---- one reader ----
+
+void GroupReaderModel::poll_began() {
+    const GroupModel::Progress now = group_->progress();
+    earliest_verdict_ = batch_in_last_poll_ ? this_poll_ : now;
+    this_poll_ = now;
+    batch_in_last_poll_ = false;
+}
 
 void GroupReaderModel::skip_to(std::size_t index) {
     if (index > index_) index_ = index;
@@ -91,114 +110,118 @@ void GroupReaderModel::skip_to(std::size_t index) {
 std::optional<std::string> GroupReaderModel::read_frame(const std::string& payload,
                                                         std::optional<std::size_t> reported) {
     const std::string what = "frame " + std::to_string(index_);
-    if (stopped_) return what + " handed out after the reader ended";
-    if (capped()) return what + " handed out past the cap " + std::to_string(*end_);
+    if (stopped_) return "G5: " + what + " handed out after the reader ended";
+    if (capped()) return "G8: " + what + " handed out past the cap " + std::to_string(*end_);
     if (index_ >= group_->committed())
-        return what + " handed out whole, but the group has " + std::to_string(group_->committed()) +
+        return "G1: " + what + " handed out whole, but the group has " + std::to_string(group_->committed()) +
                " whole frames";
     if (payload != *group_->bytes(index_))
-        return what + " reads " + quoted(payload) + ", the group wrote " + quoted(*group_->bytes(index_));
-    if (reported && *reported != index_) return what + " handed out as index " + std::to_string(*reported);
+        return "G1: " + what + " reads " + quoted(payload) + ", the group wrote " + quoted(*group_->bytes(index_));
+    if (reported && *reported != index_) return "G9: " + what + " handed out as index " + std::to_string(*reported);
     ++index_;
     return std::nullopt;
 }
 
 std::optional<std::string> GroupReaderModel::read_end() {
-    if (stopped_) return "a second end";
+    if (stopped_) return "G5: a second end";
     stopped_ = true;
-    if (capped()) return std::nullopt;
+    if (capped() || expiry_end_legal()) return std::nullopt;
     const auto fin = group_->fin();
     if (fin && index_ >= *fin) return std::nullopt;
-    if (fin) return "a clean end " + at() + " of a group finished with " + std::to_string(*fin) + " frames";
+    if (fin) return "G5: a clean end " + at() + " of a group finished with " + std::to_string(*fin) + " frames";
     if (const auto error = group_->aborted())
-        return "a clean end " + at() + " of an unfinished group aborted with " + error_text(*error);
-    return "a clean end " + at() + " of a group still open";
+        return "G5: a clean end " + at() + " of an unfinished group aborted with " + error_text(*error);
+    return "G5: a clean end " + at() + " of a group still open";
 }
 
 std::optional<std::string> GroupReaderModel::read_error(model::Error error) {
-    if (stopped_) return "error " + error_text(error) + " after the reader ended";
+    if (stopped_) return "G5: error " + error_text(error) + " after the reader ended";
     stopped_ = true;
     const std::string what = "error " + error_text(error) + " " + at();
-    if (capped()) return what + ", at the cap " + std::to_string(*end_) + " where a read ends cleanly";
+    if (capped()) return "G8: " + what + ", at the cap " + std::to_string(*end_) + " where a read ends cleanly";
+    if (error == model::Error::old && old_legal()) return std::nullopt;
     const auto aborted = group_->aborted();
-    if (!aborted) return what + ", but the group was not aborted";
-    if (error != *aborted) return what + ", but the group was aborted with " + error_text(*aborted);
+    if (!aborted) return "G5: " + what + ", but the group was not aborted";
+    if (error != *aborted) return "G5: " + what + ", but the group was aborted with " + error_text(*aborted);
     if (const auto fin = group_->fin(); fin && index_ >= *fin)
-        return what + " after draining a group finished with " + std::to_string(*fin) + " frames";
+        return "G5: " + what + " after draining a group finished with " + std::to_string(*fin) + " frames";
     return std::nullopt;
 }
 
 std::optional<std::string> GroupReaderModel::frame_opened(std::size_t reported) {
     const std::string what = "poll_next_frame handed out frame " + std::to_string(index_);
-    if (stopped_) return what + " after the reader ended";
-    if (open_frame_) return what + " while frame " + std::to_string(*open_frame_) + " was still read";
-    if (capped()) return what + " past the cap " + std::to_string(*end_);
+    if (stopped_) return "G4: " + what + " after the reader ended";
+    if (open_frame_) return "G4: " + what + " while frame " + std::to_string(*open_frame_) + " was still read";
+    if (capped()) return "G8: " + what + " past the cap " + std::to_string(*end_);
     if (index_ >= group_->next_index())
-        return what + ", but the group has " + std::to_string(group_->next_index()) + " frames" +
+        return "G4: " + what + ", but the group has " + std::to_string(group_->next_index()) + " frames" +
                (group_->aborted() ? " (aborted)" : "");
-    if (reported != index_) return what + " as index " + std::to_string(reported);
+    if (reported != index_) return "G4: " + what + " as index " + std::to_string(reported);
     open_frame_ = index_++;
     open_bytes_.clear();
     return std::nullopt;
 }
 
 std::optional<std::string> GroupReaderModel::chunk(const std::string& bytes) {
-    if (!open_frame_) return "a chunk with no frame open";
+    if (!open_frame_) return "G4: a chunk with no frame open";
     const std::string what = "frame " + std::to_string(*open_frame_);
-    if (bytes.empty()) return what + ": an empty chunk";
+    if (bytes.empty()) return "G4: " + what + ": an empty chunk";
     open_bytes_ += bytes;
     const std::string& written = *group_->bytes(*open_frame_);
     if (open_bytes_.size() > written.size() || written.compare(0, open_bytes_.size(), open_bytes_) != 0)
-        return what + " read in chunks as " + quoted(open_bytes_) + ", the group wrote " + quoted(written);
+        return "G4: " + what + " read in chunks as " + quoted(open_bytes_) + ", the group wrote " + quoted(written);
     return std::nullopt;
 }
 
 std::optional<std::string> GroupReaderModel::chunk_end() {
-    if (!open_frame_) return "a chunk end with no frame open";
+    if (!open_frame_) return "G4: a chunk end with no frame open";
     const std::size_t frame = *open_frame_;
     open_frame_.reset();
     if (open_bytes_.size() != group_->declared(frame))
-        return "frame " + std::to_string(frame) + " ended after " + std::to_string(open_bytes_.size()) + " of its " +
+        return "G4: frame " + std::to_string(frame) + " ended after " + std::to_string(open_bytes_.size()) + " of its " +
                std::to_string(group_->declared(frame)) + " bytes";
     return std::nullopt;
 }
 
 std::optional<std::string> GroupReaderModel::chunk_error(model::Error error) {
-    if (!open_frame_) return "a chunk error with no frame open";
+    if (!open_frame_) return "G4: a chunk error with no frame open";
     const std::string what = "chunk read of frame " + std::to_string(*open_frame_) + " failed with " + error_text(error);
     open_frame_.reset();
     const auto aborted = group_->aborted();
-    if (!aborted) return what + ", but the group was not aborted";
-    if (error != *aborted) return what + ", but the group was aborted with " + error_text(*aborted);
+    if (!aborted) return "G5: " + what + ", but the group was not aborted";
+    if (error != *aborted) return "G5: " + what + ", but the group was aborted with " + error_text(*aborted);
     return std::nullopt;
 }
 
 std::optional<std::string> GroupReaderModel::finished_count(std::size_t count) {
     const std::string what = "poll_finished answered " + std::to_string(count) + " frames " + at();
-    if (stopped_) return what + " after the reader ended";
+    if (stopped_) return "G6: " + what + " after the reader ended";
     stopped_ = true;
+    if (count == index_ && expiry_end_legal()) return std::nullopt;
     const auto fin = group_->fin();
-    if (!fin) return what + ", but the group is not finished";
-    if (count != *fin) return what + ", but the group finished with " + std::to_string(*fin);
+    if (!fin) return "G6: " + what + ", but the group is not finished";
+    if (count != *fin) return "G6: " + what + ", but the group finished with " + std::to_string(*fin);
     if (const auto aborted = group_->aborted(); aborted && index_ < *fin)
-        return what + ", but the group was aborted with " + error_text(*aborted) + " before the cursor drained it";
+        return "G6: " + what + ", but the group was aborted with " + error_text(*aborted) + " before the cursor drained it";
     return std::nullopt;
 }
 
 std::optional<std::string> GroupReaderModel::finished_error(model::Error error) {
     const std::string what = "poll_finished answered error " + error_text(error) + " " + at();
-    if (stopped_) return what + " after the reader ended";
+    if (stopped_) return "G6: " + what + " after the reader ended";
     stopped_ = true;
+    if (error == model::Error::old && old_legal()) return std::nullopt;
     const auto aborted = group_->aborted();
-    if (!aborted) return what + ", but the group was not aborted";
-    if (error != *aborted) return what + ", but the group was aborted with " + error_text(*aborted);
+    if (!aborted) return "G6: " + what + ", but the group was not aborted";
+    if (error != *aborted) return "G6: " + what + ", but the group was aborted with " + error_text(*aborted);
     if (const auto fin = group_->fin(); fin && index_ >= *fin)
-        return what + ", but the cursor had drained the group finished with " + std::to_string(*fin) + " frames";
+        return "G6: " + what + ", but the cursor had drained the group finished with " + std::to_string(*fin) + " frames";
     return std::nullopt;
 }
 
 std::optional<std::string> GroupReaderModel::answerable(Waiting waiting) const {
     if (stopped_) return std::nullopt;
+    if (waiting != Waiting::chunk && stale()) return cursor() + ", its expiry deadline passed";
     const auto aborted = group_->aborted();
     if (waiting == Waiting::finished) {
         // The count does not depend on the cursor's cap: only on the end of the group.
@@ -227,6 +250,11 @@ std::optional<std::string> GroupReaderModel::answerable(Waiting waiting) const {
 }
 
 std::optional<std::string> GroupReaderModel::quiescent(Waiting waiting) const {
+    // Its deadline is a wake to come: the system cannot be quiet while the reader waits for it.
+    if (!stopped_ && waiting != Waiting::chunk && deadline_ && !capped())
+        return "G10: missed wake: the reader is parked at " + cursor() + " with an expiry, its deadline " +
+               std::to_string(deadline_->since_start.count() / 1000000) + "ms, now " +
+               std::to_string(now_.since_start.count() / 1000000) + "ms";
     const auto answer = answerable(waiting);
     if (!answer) return std::nullopt;
     const char* in = waiting == Waiting::whole_frame  ? "a whole-frame read"
@@ -234,7 +262,7 @@ std::optional<std::string> GroupReaderModel::quiescent(Waiting waiting) const {
                      : waiting == Waiting::either     ? "a whole-frame read and poll_next_frame"
                      : waiting == Waiting::chunk      ? "a chunk read"
                                                       : "poll_finished";
-    return "missed wake: the reader is parked in " + std::string(in) + " at " + *answer;
+    return "G13: missed wake: the reader is parked in " + std::string(in) + " at " + *answer;
 }
 
 }  // namespace moq::oracle

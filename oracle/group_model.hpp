@@ -6,17 +6,23 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "kio/time.hpp"
 #include "model/error.hpp"
 
 namespace moq::oracle {
 
 class GroupModel {
 public:
+    // The group's limits (G3): bytes written (arriving ones counted) and frames started.
+    GroupModel() = default;
+    GroupModel(std::size_t max_bytes, std::size_t max_frames) : max_bytes_(max_bytes), max_frames_(max_frames) {}
+
     // The producer's writes. Each returns the error the real producer must answer
     // (nullopt: accepted), and applies the write when it is accepted.
     std::optional<model::Error> write_frame(std::string payload);
@@ -37,6 +43,16 @@ public:
     [[nodiscard]] std::size_t next_index() const { return abort_ ? 0 : frames_.size(); }
     [[nodiscard]] std::optional<std::size_t> fin() const { return fin_; }
     [[nodiscard]] std::optional<model::Error> aborted() const { return abort_; }
+    // How far the group has come, as a reader's expiry sees it (G10).
+    struct Progress {
+        std::size_t started = 0;  // frames started, whole or arriving, counted after an abort
+        std::optional<std::size_t> fin;
+        bool aborted = false;
+    };
+    [[nodiscard]] Progress progress() const { return {frames_.size(), fin_, abort_.has_value()}; }
+    // Whether a reader at `index` has content still to read: a frame at or past it exists,
+    // or the end is known and past it; after an abort, unless the end is known and behind it.
+    [[nodiscard]] static bool unread_from(const Progress& progress, std::size_t index);
     // The bytes written at `index` so far and its declared size (whole frames: their size).
     [[nodiscard]] const std::string* bytes(std::size_t index) const;
     [[nodiscard]] std::size_t declared(std::size_t index) const;
@@ -48,11 +64,15 @@ private:
         std::size_t size = 0;
         bool complete = false;
     };
-    [[nodiscard]] std::optional<model::Error> refuse_new_frame() const;
+    // Why a new frame of `size` bytes cannot start; a limit aborts the group (G3).
+    [[nodiscard]] std::optional<model::Error> refuse_new_frame(std::size_t size);
 
     std::vector<Frame> frames_;  // every frame ever started, by index; kept after an abort
     bool open_ = false;          // the last frame is still arriving
     std::size_t committed_ = 0;
+    std::size_t bytes_ = 0;  // bytes written, whole frames and arriving chunks
+    std::size_t max_bytes_ = SIZE_MAX;
+    std::size_t max_frames_ = SIZE_MAX;
     std::optional<std::size_t> fin_;
     std::optional<model::Error> abort_;
 };
@@ -75,6 +95,17 @@ public:
     // The reader's own changes.
     void skip_to(std::size_t index);
     void with_end(std::optional<std::size_t> end) { end_ = end; }
+    // with_expiry: the group goes stale for this reader at `deadline` (its start plus its
+    // budget, or the policy's when the reader has none).
+    void with_expiry(kio::Instant deadline) { deadline_ = deadline; }
+
+    // The history's clock: the virtual time of what the reader is told next.
+    void at_time(kio::Instant now) { now_ = now; }
+    // A poll begins: an expiry end is legal only if nothing was unread at the cursor when
+    // the verdict came, no earlier than this (G10). A batch's verdict may come in the
+    // poll that handed out the batch, so that poll's start stays a candidate.
+    void poll_began();
+    void batch_answered() { batch_in_last_poll_ = true; }
 
     // What the reader got. Each returns a violation, if any.
     // A whole frame, and the index the read reported with it, if it did.
@@ -101,6 +132,16 @@ public:
 
 private:
     [[nodiscard]] bool capped() const { return end_ && index_ >= *end_; }
+    // The reader asks its expiry (G10): it has one, is not capped, and its deadline passed.
+    [[nodiscard]] bool stale() const { return deadline_ && !capped() && now_ >= *deadline_; }
+    // An expiry verdict: `old` needs content unread when it was given, a clean end none
+    // when the poll began (writes between the two may be seen or not).
+    [[nodiscard]] bool old_legal() const {
+        return stale() && GroupModel::unread_from(group_->progress(), index_);
+    }
+    [[nodiscard]] bool expiry_end_legal() const {
+        return stale() && !GroupModel::unread_from(earliest_verdict_, index_);
+    }
     [[nodiscard]] std::string at() const { return "at " + cursor(); }
     [[nodiscard]] std::string cursor() const { return "frame " + std::to_string(index_); }
 
@@ -108,6 +149,11 @@ private:
     std::size_t index_;
     std::optional<std::size_t> end_;
     bool stopped_ = false;
+    std::optional<kio::Instant> deadline_;
+    kio::Instant now_;
+    GroupModel::Progress earliest_verdict_;  // the group when the verdict could first have come
+    GroupModel::Progress this_poll_;
+    bool batch_in_last_poll_ = false;
     std::optional<std::size_t> open_frame_;  // the frame read in chunks
     std::string open_bytes_;
 };

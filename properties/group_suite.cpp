@@ -1,13 +1,17 @@
-// The group suite: one GroupProducer written by a driver task (whole frames, chunked
-// frames, finish, abort, time), read by one to three reader tasks, each its own way:
+// The group suite: one GroupProducer, with byte and frame limits drawn small from the
+// case, written by a driver task (whole frames, chunked frames, finish, aborts with
+// several errors, the last producer going, virtual time), read by one to three reader
+// tasks, each its own way:
 // poll_read_frame, poll_read_frames batches, poll_read_object, poll_next_frame with
 // poll_read_chunk, a whole-frame read that falls back to poll_next_frame in the same
 // poll, or poll_finished. Readers may start with a cap or a skip; while they read, the
 // driver asks them to change their cap, start or range (their own changes: disarm
-// points) or pokes their task (a wake from another future, which the gates must ride
-// out without walking). The group model judges every write's answer, every read
-// (safety), every answer a gate gives without walking, where each reader parks once the
-// system is quiet (liveness), and every reader's walks (the idle path and its budget).
+// points), to attach a deadline expiry on the simulator's clock (a reader may have a
+// budget of its own, through a recover), or pokes their task (a wake from another
+// future, which the gates must ride out without walking). The group model judges every
+// write's answer, every read (safety), every read after an end (sticky), every answer a
+// gate gives without walking, where each reader parks once the system is quiet
+// (liveness), and every reader's walks (the idle path and its budget).
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -31,9 +35,11 @@ namespace {
 using namespace std::chrono_literals;
 using Waiting = oracle::GroupReaderModel::Waiting;
 
-enum class Op : std::uint8_t { frame, start, chunk, open, end, finish, abort, cap, skip, range, poke, yield, advance, drop };
-constexpr std::array<const char*, 14> op_names{"frame", "start", "chunk", "open",  "end",     "finish", "abort",
-                                               "cap",   "skip",  "range", "poke",  "yield",   "advance", "drop"};
+enum class Op : std::uint8_t {
+    frame, start, chunk, open, end, finish, abort, cap, skip, range, poke, yield, advance, drop, expire
+};
+constexpr std::array<const char*, 15> op_names{"frame", "start", "chunk", "open",    "end",  "finish", "abort", "cap",
+                                               "skip",  "range", "poke",  "yield",   "advance", "drop", "expire"};
 
 struct Step {
     Op op = Op::frame;
@@ -51,11 +57,20 @@ struct ReaderSpec {
     bool capped = false;     // with_end(end) before the first read
     std::uint8_t end = 0;
     std::uint8_t skip = 0;   // skip_to(skip) before the first read
+    // The reader's own expiry budget (advance_of), given by its recover's poll_budget.
+    std::optional<std::uint8_t> budget;
+};
+
+// The group's limits (G3), drawn small so that writes reach them; none: the defaults.
+struct Limits {
+    std::uint8_t bytes = 0;
+    std::uint8_t frames = 0;
 };
 
 struct GroupCase {
     std::vector<Step> steps;
     std::vector<ReaderSpec> readers;
+    std::optional<Limits> limits;
     Drive drive = Drive::woken;
     std::uint64_t seed = 0;
 };
@@ -66,6 +81,16 @@ constexpr std::uint64_t setup_walks = 3;
 
 kio::Duration advance_of(std::uint8_t n) { return (n % 10 + 1) * 10ms; }
 
+// The error an abort step ends the group with (G5: readers get it, whatever it is).
+constexpr std::array<model::Error, 4> abort_errors{model::Error::cancel, model::Error::route_failed,
+                                                   model::Error::not_found, model::Error::too_large};
+model::Error abort_error_of(std::uint8_t n) { return abort_errors[n % abort_errors.size()]; }
+
+model::GroupLimits limits_of(const std::optional<Limits>& limits) {
+    if (!limits) return {};
+    return model::GroupLimits{limits->bytes, limits->frames};
+}
+
 std::string answer_text(std::optional<model::Error> error) {
     return error ? std::string(model::error_name(*error)) : std::string("ok");
 }
@@ -73,8 +98,27 @@ std::string answer_text(std::optional<model::Error> error) {
 // A change the driver asks a reader to make to itself, or a poke: a wake of the reader's
 // task that changes nothing, as another future of the same task would.
 struct Command {
-    enum class Kind : std::uint8_t { poke, cap, skip, range } kind = Kind::poke;
-    std::size_t index = 0;  // cap: with_end(index); skip: skip_to(index); range: with_range(index, index + 1)
+    enum class Kind : std::uint8_t { poke, cap, skip, range, expiry } kind = Kind::poke;
+    // cap: with_end(index); skip: skip_to(index); range: with_range(index, index + 1);
+    // expiry: with_expiry of a deadline policy whose budget is advance_of(index)
+    std::size_t index = 0;
+};
+
+// A recover that only gives the reader's budget: it never looks past the copy it has.
+class BudgetRecover final : public model::Recover {
+public:
+    explicit BudgetRecover(kio::Duration budget) : budget_(budget) {}
+    std::optional<kio::Duration> poll_budget(const kio::Waiter&) override { return budget_; }
+    bool wants(std::optional<model::Error>, const kio::Waiter&) override { return false; }
+    kio::Poll<std::variant<model::Replacement, model::Error>> poll(std::size_t, std::optional<model::Error>,
+                                                                   const kio::Waiter&) override {
+        return kio::Poll<std::variant<model::Replacement, model::Error>>::pending();
+    }
+    void adopt(const model::Replacement&) override {}
+    [[nodiscard]] std::unique_ptr<model::Recover> clone() const override { return std::make_unique<BudgetRecover>(*this); }
+
+private:
+    kio::Duration budget_;
 };
 
 // One reader task's state, as the driver and the oracle see it.
@@ -96,7 +140,12 @@ struct Reader {
 class Run {
 public:
     Run(const GroupCase& value, const RunSettings& settings)
-        : value_(value), executor_(simulation_options(value.seed, value.drive, settings)) {}
+        : value_(value),
+          executor_(simulation_options(value.seed, value.drive, settings)),
+          producer_(std::in_place, 0, limits_of(value.limits)),
+          origin_(producer_->consume()),
+          group_(limits_of(value.limits).max_bytes, limits_of(value.limits).max_frames),
+          start_(executor_.clock().now()) {}
 
     CaseOutcome go() {
         executor_.spawn("driver", [this](sim::Task& task) { drive(task); });
@@ -108,16 +157,17 @@ public:
         executor_.on_quiescence([this]() -> std::optional<std::string> {
             for (const auto& reader : readers_) {
                 if (reader->model.stopped()) continue;
+                reader->model.at_time(executor_.clock().now());
                 if (reader->mailbox.unread() != 0)
-                    return "missed wake: " + reader->name + " never read " + std::to_string(reader->mailbox.unread()) +
+                    return "G13: missed wake: " + reader->name + " never read " + std::to_string(reader->mailbox.unread()) +
                            " posts";
-                if (auto missed = reader->model.quiescent(reader->waiting)) return reader->name + ": " + *missed;
+                if (auto missed = reader->model.quiescent(reader->waiting)) return *missed + " (" + reader->name + ")";
             }
             return std::nullopt;
         });
         const sim::RunResult result = executor_.run();
         for (const auto& reader : readers_)
-            fail(reader->checks.budget(executor_.task_stats(reader->task), setup_walks, reader->name));
+            fail_as("G12", reader->checks.budget(executor_.task_stats(reader->task), setup_walks, reader->name));
         return outcome_of(result, violation_, executor_);
     }
 
@@ -125,91 +175,96 @@ private:
     void fail(std::optional<std::string> found) {
         if (found && violation_.empty()) violation_ = *found;
     }
+    // A check shared with other suites, whose message names no rule of its own.
+    void fail_as(const char* rule, std::optional<std::string> found) {
+        if (found) fail(std::string(rule) + ": " + *found);
+    }
 
     void compare(const char* what, std::optional<model::Error> got, std::optional<model::Error> expected) {
         if (got != expected)
-            fail(std::string(what) + " answered " + answer_text(got) + ", the model " + answer_text(expected));
+            fail(std::string(expected == model::Error::too_large || got == model::Error::too_large ? "G3: " : "G2: ") +
+                 what + " answered " + answer_text(got) + ", the model " + answer_text(expected));
     }
 
     void drive(sim::Task& task) {
-        std::size_t frames = 0;
-        std::size_t chunks = 0;
         for (const Step& step : value_.steps) {
             task.yield();
             // Once the producer is gone only the readers' own steps and time remain.
             if (!producer_ && step.op <= Op::abort) continue;
-            switch (step.op) {
-                case Op::frame: {
-                    // Each attempt its own letter, so a frame read at the wrong index shows.
-                    const std::string payload(step.n, static_cast<char>('a' + frames++ % 26));
-                    const auto expected = group_.write_frame(payload);
-                    compare("write_frame", producer_->write_frame(payload), expected);
-                    break;
-                }
-                case Op::start: {
-                    const auto expected = group_.start_frame(step.n);
-                    compare("start_frame", producer_->start_frame(step.n), expected);
-                    break;
-                }
-                case Op::chunk: {
-                    const std::string bytes(step.n, static_cast<char>('A' + chunks++ % 26));
-                    const auto expected = group_.write_chunk(bytes);
-                    compare("write_chunk", producer_->write_chunk(bytes), expected);
-                    break;
-                }
-                case Op::open: {
-                    // A frame's bytes all at once, committed by a later end: the frame is
-                    // readable in chunks, and to its end, while it is still in flight.
-                    const std::string bytes(step.n, static_cast<char>('A' + chunks++ % 26));
-                    auto expected = group_.start_frame(step.n);
-                    compare("start_frame", producer_->start_frame(step.n), expected);
-                    expected = group_.write_chunk(bytes);
-                    compare("write_chunk", producer_->write_chunk(bytes), expected);
-                    break;
-                }
-                case Op::end: {
-                    const auto expected = group_.end_frame();
-                    compare("end_frame", producer_->end_frame(), expected);
-                    break;
-                }
-                case Op::finish: {
-                    const auto expected = group_.finish();
-                    compare("finish", producer_->finish(), expected);
-                    break;
-                }
-                case Op::abort:
-                    group_.abort(model::Error::cancel);
-                    producer_->abort(model::Error::cancel);
-                    break;
-                case Op::cap:
-                case Op::skip:
-                case Op::range:
-                case Op::poke: {
-                    const auto kind = step.op == Op::cap     ? Command::Kind::cap
-                                      : step.op == Op::skip  ? Command::Kind::skip
-                                      : step.op == Op::range ? Command::Kind::range
-                                                             : Command::Kind::poke;
-                    if (!readers_.empty()) readers_[step.reader % readers_.size()]->mailbox.post(Command{kind, step.n});
-                    break;
-                }
-                case Op::drop:
-                    group_.drop();
-                    producer_.reset();
-                    break;
-                case Op::yield: task.yield(); break;
-                case Op::advance: {
-                    kio::Deadline deadline{task.clock()};
-                    deadline.after(advance_of(step.n));
-                    task.wait([&](const kio::Waiter& waiter) { return deadline.poll(waiter); });
-                    break;
-                }
-            }
+            apply(task, step);
         }
+    }
+
+    void apply(sim::Task& task, const Step& step) {
+        switch (step.op) {
+            case Op::frame: return write_frame(step.n);
+            case Op::start: return start_frame(step.n);
+            case Op::chunk: return write_chunk(step.n);
+            case Op::open: return open_frame(step.n);
+            case Op::end: return compare("end_frame", producer_->end_frame(), group_.end_frame());
+            case Op::finish: return compare("finish", producer_->finish(), group_.finish());
+            case Op::abort: return abort(abort_error_of(step.n));
+            case Op::cap: return post(step, Command::Kind::cap);
+            case Op::skip: return post(step, Command::Kind::skip);
+            case Op::range: return post(step, Command::Kind::range);
+            case Op::poke: return post(step, Command::Kind::poke);
+            case Op::expire: return post(step, Command::Kind::expiry);
+            case Op::drop: return drop();
+            case Op::yield: return task.yield();
+            case Op::advance: return advance(task, advance_of(step.n));
+        }
+    }
+
+    // Each attempt its own letter, so a frame read at the wrong index shows.
+    void write_frame(std::size_t size) {
+        const std::string payload(size, static_cast<char>('a' + frames_written_++ % 26));
+        const auto expected = group_.write_frame(payload);
+        compare("write_frame", producer_->write_frame(payload), expected);
+    }
+
+    void start_frame(std::size_t size) {
+        const auto expected = group_.start_frame(size);
+        compare("start_frame", producer_->start_frame(size), expected);
+    }
+
+    void write_chunk(std::size_t size) {
+        const std::string bytes(size, static_cast<char>('A' + chunks_written_++ % 26));
+        const auto expected = group_.write_chunk(bytes);
+        compare("write_chunk", producer_->write_chunk(bytes), expected);
+    }
+
+    // A frame's bytes all at once, committed by a later end: the frame is readable in
+    // chunks, and to its end, while it is still in flight.
+    void open_frame(std::size_t size) {
+        start_frame(size);
+        write_chunk(size);
+    }
+
+    void abort(model::Error error) {
+        group_.abort(error);
+        producer_->abort(error);
+    }
+
+    void drop() {
+        group_.drop();
+        producer_.reset();
+    }
+
+    void post(const Step& step, Command::Kind kind) {
+        if (!readers_.empty()) readers_[step.reader % readers_.size()]->mailbox.post(Command{kind, step.n});
+    }
+
+    static void advance(sim::Task& task, kio::Duration by) {
+        kio::Deadline deadline{task.clock()};
+        deadline.after(by);
+        task.wait([&](const kio::Waiter& waiter) { return deadline.poll(waiter); });
     }
 
     // The start of every poll of a reader: its own changes, then the idle-path bookkeeping.
     bool begin_poll(sim::Task& task, Reader& reader, model::GroupConsumer& consumer, const kio::Waiter& waiter) {
         reader.checks.begin(task, consumer.walk_counter().walks, reader.mailbox.posted());
+        reader.model.at_time(task.clock().now());
+        reader.model.poll_began();
         bool changed = false;
         for (const Command& command : reader.mailbox.collect(waiter)) {
             switch (command.kind) {
@@ -228,10 +283,20 @@ private:
                     reader.model.skip_to(command.index);
                     reader.model.with_end(command.index + 1);
                     break;
+                case Command::Kind::expiry: attach_expiry(task, reader, consumer, command.index); break;
             }
             changed = true;
         }
         return changed;
+    }
+
+    // A deadline policy from the group's start; the reader's own budget, when it has one,
+    // decides instead of the policy's (G10).
+    void attach_expiry(sim::Task& task, Reader& reader, model::GroupConsumer& consumer, std::size_t n) {
+        const kio::Duration policy = advance_of(static_cast<std::uint8_t>(n));
+        consumer.with_expiry(std::make_shared<model::DeadlineExpiry>(task.clock(), start_, policy));
+        const kio::Duration budget = reader.spec.budget ? advance_of(*reader.spec.budget) : policy;
+        reader.model.with_expiry(start_ + budget);
     }
 
     // A whole-frame read the gate answered without walking stands for the last walk:
@@ -239,14 +304,43 @@ private:
     void check_idle(Reader& reader, const model::GroupConsumer& consumer, bool pending) {
         if (!pending || !reader.checks.idle(consumer.walk_counter().walks)) return;
         if (auto answer = reader.model.answerable(Waiting::whole_frame))
-            fail(reader.name + ": the gate answered a whole-frame read Pending without walking at " + *answer);
+            fail("G12: " + reader.name + ": the gate answered a whole-frame read Pending without walking at " + *answer);
     }
 
     // `parked`: the poll answers Pending; `gated_pending`: its gated read did.
     void end_poll(sim::Task& task, Reader& reader, const model::GroupConsumer& consumer, bool parked, bool changed,
                   bool gated, bool gated_pending) {
-        fail(reader.checks.end(task, parked, consumer.gate_armed(), consumer.walk_counter().walks, changed, gated,
+        fail_as("G12", reader.checks.end(task, parked, consumer.gate_armed(), consumer.walk_counter().walks, changed, gated,
                                gated_pending, reader.mailbox.posted()));
+    }
+
+    template <class T>
+    static std::string ending_text(const kio::Poll<model::Next<T>>& answer) {
+        if (answer.is_pending()) return "Pending";
+        if (answer.value().is_end()) return "a clean end";
+        if (answer.value().is_error()) return "error " + std::string(model::error_name(answer.value().error()));
+        return "an item";
+    }
+
+    // G5, G10: an end is final. The same read once more answers the same at once (an
+    // expiry verdict is sticky; an end or error of the group stays).
+    template <class T, class Read>
+    void again(sim::Task& task, Reader& reader, const model::Next<T>& first, Read&& read) {
+        const std::string before = ending_text(kio::Poll<model::Next<T>>(first));
+        std::string after;
+        task.wait([&](const kio::Waiter& waiter) -> kio::Poll<bool> {
+            after = ending_text(read(waiter));
+            return true;
+        });
+        if (after != before)
+            fail(std::string(first.is_error() && first.error() == model::Error::old ? "G10: " : "G5: ") + reader.name +
+                 " read again after " + before + " and got " + after);
+    }
+
+    template <class T, class Read>
+    void ended(sim::Task& task, Reader& reader, const model::Next<T>& next, Read&& read) {
+        stop(reader, next);
+        again(task, reader, next, std::forward<Read>(read));
     }
 
     template <class T>
@@ -291,96 +385,123 @@ private:
         model::GroupConsumer consumer = origin_;  // a clone: the producer may be gone by now
         if (reader.spec.skip != 0) consumer.skip_to(reader.spec.skip);
         if (reader.spec.capped) consumer.with_end(reader.spec.end);
+        if (reader.spec.budget) consumer.with_recover(std::make_unique<BudgetRecover>(advance_of(*reader.spec.budget)));
         switch (reader.spec.way) {
-            case Way::frame:
-                reader.waiting = Waiting::whole_frame;
-                for (;;) {
-                    auto next = wait(task, reader, consumer, true,
-                                     [&](const kio::Waiter& waiter) { return consumer.poll_read_frame(waiter); });
-                    if (!next.is_item()) return stop(reader, next);
-                    fail(reader.model.read_frame(*next.item(), std::nullopt));
-                }
-            case Way::frames:
-                reader.waiting = Waiting::whole_frame;
-                for (;;) {
-                    auto next = wait(task, reader, consumer, true, [&](const kio::Waiter& waiter) {
-                        return consumer.poll_read_frames(waiter, reader.spec.batch);
-                    });
-                    if (!next.is_item()) return stop(reader, next);
-                    if (next.item().empty() || next.item().size() > reader.spec.batch)
-                        fail(reader.name + " got a batch of " + std::to_string(next.item().size()) + " frames for " +
-                             std::to_string(reader.spec.batch));
-                    for (const model::Bytes& frame : next.item()) fail(reader.model.read_frame(*frame, std::nullopt));
-                }
-            case Way::object:
-                reader.waiting = Waiting::whole_frame;
-                for (;;) {
-                    auto next = wait(task, reader, consumer, true,
-                                     [&](const kio::Waiter& waiter) { return consumer.poll_read_object(waiter); });
-                    if (!next.is_item()) return stop(reader, next);
-                    fail(reader.model.read_frame(next.item().payload, next.item().index));
-                }
-            case Way::chunks:
-                for (;;) {
-                    reader.waiting = Waiting::next_frame;
-                    auto next = wait(task, reader, consumer, false,
-                                     [&](const kio::Waiter& waiter) { return consumer.poll_next_frame(waiter); });
-                    if (!next.is_item()) return stop(reader, next);
-                    fail(reader.model.frame_opened(next.item().index()));
-                    read_chunks(task, reader, consumer, next.item());
-                }
-            case Way::finished: {
-                reader.waiting = Waiting::finished;
-                auto count = wait(task, reader, consumer, false,
-                                  [&](const kio::Waiter& waiter) { return consumer.poll_finished(waiter); });
-                if (count.is_item()) {
-                    fail(reader.model.finished_count(count.item()));
-                } else if (count.is_error()) {
-                    fail(reader.model.finished_error(count.error()));
-                } else {
-                    fail(reader.name + ": poll_finished answered a clean end without a count");
-                }
-                return;
+            case Way::frame: return read_frames_one_by_one(task, reader, consumer);
+            case Way::frames: return read_batches(task, reader, consumer);
+            case Way::object: return read_objects(task, reader, consumer);
+            case Way::chunks: return read_chunked(task, reader, consumer);
+            case Way::finished: return read_finished(task, reader, consumer);
+            case Way::mixed: return read_mixed(task, reader, consumer);
+        }
+    }
+
+    void read_frames_one_by_one(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
+        reader.waiting = Waiting::whole_frame;
+        const auto read = [&](const kio::Waiter& waiter) { return consumer.poll_read_frame(waiter); };
+        for (;;) {
+            auto next = wait(task, reader, consumer, true, read);
+            if (!next.is_item()) return ended(task, reader, next, read);
+            fail(reader.model.read_frame(*next.item(), std::nullopt));
+        }
+    }
+
+    void read_batches(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
+        reader.waiting = Waiting::whole_frame;
+        const auto read = [&](const kio::Waiter& waiter) { return consumer.poll_read_frames(waiter, reader.spec.batch); };
+        for (;;) {
+            auto next = wait(task, reader, consumer, true, read);
+            if (!next.is_item()) return ended(task, reader, next, read);
+            if (next.item().empty() || next.item().size() > reader.spec.batch)
+                fail("G9: " + reader.name + " got a batch of " + std::to_string(next.item().size()) + " frames for " +
+                     std::to_string(reader.spec.batch));
+            for (const model::Bytes& frame : next.item()) fail(reader.model.read_frame(*frame, std::nullopt));
+            reader.model.batch_answered();
+        }
+    }
+
+    void read_objects(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
+        reader.waiting = Waiting::whole_frame;
+        const auto read = [&](const kio::Waiter& waiter) { return consumer.poll_read_object(waiter); };
+        for (;;) {
+            auto next = wait(task, reader, consumer, true, read);
+            if (!next.is_item()) return ended(task, reader, next, read);
+            fail(reader.model.read_frame(next.item().payload, next.item().index));
+        }
+    }
+
+    void read_chunked(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
+        const auto read = [&](const kio::Waiter& waiter) { return consumer.poll_next_frame(waiter); };
+        for (;;) {
+            reader.waiting = Waiting::next_frame;
+            auto next = wait(task, reader, consumer, false, read);
+            if (!next.is_item()) return ended(task, reader, next, read);
+            fail(reader.model.frame_opened(next.item().index()));
+            read_chunks(task, reader, consumer, next.item());
+        }
+    }
+
+    void read_finished(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
+        reader.waiting = Waiting::finished;
+        auto count = wait(task, reader, consumer, false,
+                          [&](const kio::Waiter& waiter) { return consumer.poll_finished(waiter); });
+        if (count.is_item()) {
+            fail(reader.model.finished_count(count.item()));
+        } else if (count.is_error()) {
+            fail(reader.model.finished_error(count.error()));
+        } else {
+            fail("G6: " + reader.name + ": poll_finished answered a clean end without a count");
+        }
+    }
+
+    // A whole-frame read and, while it parks, the chunked read of the same cursor, as one
+    // task polling both would.
+    struct Either {
+        std::optional<model::Next<model::Bytes>> whole;
+        std::optional<model::Next<model::FrameReader>> next;
+    };
+
+    kio::Poll<Either> poll_either(sim::Task& task, Reader& reader, model::GroupConsumer& consumer,
+                                  const kio::Waiter& waiter) {
+        const bool changed = begin_poll(task, reader, consumer, waiter);
+        auto whole = consumer.poll_read_frame(waiter);
+        check_idle(reader, consumer, whole.is_pending());
+        reader.checks.gated_read_done(task);
+        if (whole.is_ready()) {
+            end_poll(task, reader, consumer, false, changed, true, false);
+            return Either{std::move(whole).value(), std::nullopt};
+        }
+        auto next = consumer.poll_next_frame(waiter);
+        end_poll(task, reader, consumer, next.is_pending(), changed, true, true);
+        if (next.is_pending()) return kio::Poll<Either>::pending();
+        return Either{std::nullopt, std::move(next).value()};
+    }
+
+    void read_mixed(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
+        // The gated read, once more after any end: an end reached outside it must reach it too.
+        const auto gated_read = [&](const kio::Waiter& waiter) { return consumer.poll_read_frame(waiter); };
+        for (;;) {
+            reader.waiting = Waiting::either;
+            auto got = task.wait([&](const kio::Waiter& waiter) { return poll_either(task, reader, consumer, waiter); });
+            if (got.whole) {
+                if (!got.whole->is_item()) return ended(task, reader, *got.whole, gated_read);
+                fail(reader.model.read_frame(*got.whole->item(), std::nullopt));
+                continue;
             }
-            case Way::mixed:
-                for (;;) {
-                    // A whole-frame read and, while it parks, the chunked read of the same
-                    // cursor, as one task polling both would.
-                    struct Either {
-                        std::optional<model::Next<model::Bytes>> whole;
-                        std::optional<model::Next<model::FrameReader>> next;
-                    };
-                    reader.waiting = Waiting::either;
-                    auto got = task.wait([&](const kio::Waiter& waiter) -> kio::Poll<Either> {
-                        const bool changed = begin_poll(task, reader, consumer, waiter);
-                        auto whole = consumer.poll_read_frame(waiter);
-                        check_idle(reader, consumer, whole.is_pending());
-                        if (whole.is_ready()) {
-                            end_poll(task, reader, consumer, false, changed, true, false);
-                            return Either{std::move(whole).value(), std::nullopt};
-                        }
-                        auto next = consumer.poll_next_frame(waiter);
-                        end_poll(task, reader, consumer, next.is_pending(), changed, true, true);
-                        if (next.is_pending()) return kio::Poll<Either>::pending();
-                        return Either{std::nullopt, std::move(next).value()};
-                    });
-                    if (got.whole) {
-                        if (!got.whole->is_item()) return stop(reader, *got.whole);
-                        fail(reader.model.read_frame(*got.whole->item(), std::nullopt));
-                        continue;
-                    }
-                    if (!got.next->is_item()) return stop(reader, *got.next);
-                    fail(reader.model.frame_opened(got.next->item().index()));
-                    read_chunks(task, reader, consumer, got.next->item());
-                }
+            if (!got.next->is_item()) return ended(task, reader, *got.next, gated_read);
+            fail(reader.model.frame_opened(got.next->item().index()));
+            read_chunks(task, reader, consumer, got.next->item());
         }
     }
 
     const GroupCase& value_;
     sim::Executor executor_;
-    std::optional<model::GroupProducer> producer_{std::in_place, 0};
-    const model::GroupConsumer origin_ = producer_->consume();
+    std::optional<model::GroupProducer> producer_;
+    const model::GroupConsumer origin_;
     oracle::GroupModel group_;
+    kio::Instant start_;  // the group's start, which its expiry is measured from
+    std::size_t frames_written_ = 0;
+    std::size_t chunks_written_ = 0;
     std::vector<std::unique_ptr<Reader>> readers_;
     std::string violation_;
 };
@@ -400,6 +521,7 @@ ReaderSpec parse_reader(const nlohmann::json& json) {
     if (spec.capped) spec.end = require_small(json["end"], 255, "end");
     if (!json.contains("skip")) throw std::invalid_argument("'skip' must be a whole number");
     spec.skip = require_small(json["skip"], 255, "skip");
+    if (json.contains("budget")) spec.budget = require_small(json["budget"], 255, "budget");
     return spec;
 }
 
@@ -419,7 +541,8 @@ struct Traits {
                                                                   {6, Op::poke},
                                                                   {4, Op::yield},
                                                                   {5, Op::advance},
-                                                                  {1, Op::drop}})),
+                                                                  {1, Op::drop},
+                                                                  {2, Op::expire}})),
             rc::gen::set(&Step::reader, rc::gen::inRange<std::uint8_t>(0, 3)),
             rc::gen::set(&Step::n, rc::gen::inRange<std::uint8_t>(0, 5)));
         const auto reader = rc::gen::build<ReaderSpec>(
@@ -432,13 +555,23 @@ struct Traits {
             rc::gen::set(&ReaderSpec::batch, rc::gen::inRange<std::uint8_t>(1, 5)),
             rc::gen::set(&ReaderSpec::capped, rc::gen::element(false, true)),
             rc::gen::set(&ReaderSpec::end, rc::gen::inRange<std::uint8_t>(1, 5)),
-            rc::gen::set(&ReaderSpec::skip, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 1}, {1, 2}})));
+            rc::gen::set(&ReaderSpec::skip, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 1}, {1, 2}})),
+            rc::gen::set(&ReaderSpec::budget,
+                         rc::gen::map(rc::gen::maybe(rc::gen::inRange<std::uint8_t>(0, 6)), [](const rc::Maybe<std::uint8_t>& drawn) {
+                             return drawn ? std::optional<std::uint8_t>(*drawn) : std::nullopt;
+                         })));
         const auto readers = rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, 4), [reader](std::size_t count) {
             return rc::gen::container<std::vector<ReaderSpec>>(count, reader);
         });
+        const auto limits = rc::gen::build<Limits>(rc::gen::set(&Limits::bytes, rc::gen::inRange<std::uint8_t>(0, 16)),
+                                                   rc::gen::set(&Limits::frames, rc::gen::inRange<std::uint8_t>(0, 6)));
         return rc::gen::build<GroupCase>(
             rc::gen::set(&GroupCase::steps, rc::gen::container<std::vector<Step>>(step)),
             rc::gen::set(&GroupCase::readers, readers),
+            rc::gen::set(&GroupCase::limits, rc::gen::map(rc::gen::maybe(limits),
+                                                          [](const rc::Maybe<Limits>& drawn) {
+                                                              return drawn ? std::optional<Limits>(*drawn) : std::nullopt;
+                                                          })),
             rc::gen::set(&GroupCase::drive, drive_generator()),
             rc::gen::set(&GroupCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
     }
@@ -458,7 +591,11 @@ struct Traits {
                                {"batch", spec.batch},
                                {"end", spec.capped ? nlohmann::json(spec.end) : nlohmann::json(nullptr)},
                                {"skip", spec.skip}});
-        return {{"steps", steps}, {"readers", readers}, {"drive", drive_name(value.drive)}, {"seed", value.seed}};
+        for (std::size_t i = 0; i < value.readers.size(); ++i)
+            if (value.readers[i].budget) readers[i]["budget"] = *value.readers[i].budget;
+        nlohmann::json json{{"steps", steps}, {"readers", readers}, {"drive", drive_name(value.drive)}, {"seed", value.seed}};
+        if (value.limits) json["limits"] = {{"bytes", value.limits->bytes}, {"frames", value.limits->frames}};
+        return json;
     }
 
     static GroupCase from_json(const nlohmann::json& json) {
@@ -466,6 +603,13 @@ struct Traits {
         GroupCase value;
         value.seed = require_u64(json, "seed");
         value.drive = require_drive(json);
+        if (json.contains("limits")) {
+            const nlohmann::json& limits = json["limits"];
+            if (!limits.is_object() || !limits.contains("bytes") || !limits.contains("frames"))
+                throw std::invalid_argument("'limits' is {\"bytes\": n, \"frames\": n}");
+            value.limits = Limits{require_small(limits["bytes"], 255, "limits.bytes"),
+                                  require_small(limits["frames"], 255, "limits.frames")};
+        }
         for (const nlohmann::json& reader : require_array(json, "readers")) value.readers.push_back(parse_reader(reader));
         if (value.readers.empty() || value.readers.size() > 3)
             throw std::invalid_argument("a group case has one to three readers");
@@ -493,8 +637,13 @@ struct Traits {
             if (spec.way == Way::frames) out << " by " << int{spec.batch};
             if (spec.capped) out << " end " << int{spec.end};
             if (spec.skip) out << " skip " << int{spec.skip};
+            if (spec.budget)
+                out << " budget " << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(*spec.budget)).count()
+                    << "ms";
         }
-        out << "], " << drive_name(value.drive) << ", seed " << value.seed << ":";
+        out << "]";
+        if (value.limits) out << ", limits " << int{value.limits->bytes} << " bytes " << int{value.limits->frames} << " frames";
+        out << ", " << drive_name(value.drive) << ", seed " << value.seed << ":";
         for (const Step& step : value.steps) {
             out << " " << op_names[static_cast<std::size_t>(step.op)];
             switch (step.op) {
@@ -502,7 +651,12 @@ struct Traits {
                 case Op::start:
                 case Op::chunk:
                 case Op::open: out << "(" << int{step.n} << ")"; break;
+                case Op::abort: out << "(" << model::error_name(abort_error_of(step.n)) << ")"; break;
                 case Op::poke: out << "(r" << step.reader % value.readers.size() << ")"; break;
+                case Op::expire:
+                    out << "(r" << step.reader % value.readers.size() << ","
+                        << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(step.n)).count() << "ms)";
+                    break;
                 case Op::cap:
                 case Op::skip:
                 case Op::range:

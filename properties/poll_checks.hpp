@@ -58,12 +58,19 @@ public:
             found = poll + "the gate answered a poll from a new task without walking";
         if (walks != walks_ && gated_pending) ++wasted_;
         last_ = task.executor().task_stats(task.id());
+        if (wakes_after_gated_) last_.wakes = *wakes_after_gated_;
+        wakes_after_gated_.reset();
         parked_armed_ = parked && armed;
         // A post during the poll used up its registration on the mailbox.
         watching_ = posted == posted_;
         posted_ = posted;
         return found;
     }
+
+    // The gated read of this poll is done, but the poll goes on (another read of the
+    // same task, which may reach a schedule point): a wake from here on can find the
+    // gate armed and must count as a wake of the next poll.
+    void gated_read_done(sim::Task& task) { wakes_after_gated_ = task.executor().task_stats(task.id()).wakes; }
 
     // `setup`: the walks no wake pays for before the gate can arm (the first poll's, and
     // a lazily made gate's parks).
@@ -86,6 +93,7 @@ private:
     std::uint64_t polls_ = 0;
     std::uint64_t wasted_ = 0;  // walks that answered Pending
     std::size_t posted_ = 0;
+    std::optional<std::uint64_t> wakes_after_gated_;
 };
 
 }  // namespace moq::properties
