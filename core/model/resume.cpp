@@ -346,6 +346,10 @@ void ResumeReader::skip_ordered(std::uint64_t floor) {
     if (floor_ && floor <= *floor_) return;
     floor_ = floor;
     if (peeked_ && peeked_->walk == Walk::sequence && peeked_->peek.sequence <= floor) peeked_.reset();
+    // The copies' sequence cursors move too: an aborted group just above the new floor
+    // then counts as filled, so a finished copy can end (R11, R17).
+    for (Copy& copy : copies_)
+        if (std::optional<TrackCursor>& reader = copy.cursors[index(Walk::sequence)]) reader->raise_floor(floor + 1);
     // A raised floor can turn a replaced copy from waiting to done, which no input
     // notifies.
     if (MOQ_SITE("resume.skip_ordered.disarm", disarm)) disarm_all();
