@@ -124,42 +124,90 @@ std::optional<std::uint64_t> range_end(const Step& step) {
     return step.extra == 0 ? std::nullopt : std::optional<std::uint64_t>(step.sequence + step.extra);
 }
 
+// The driver's operations as small command types, one operation each: a precondition
+// (none of them needs one: a step that finds nothing to act on is told to the model,
+// which judges the real answer), then the real system, then the model.
+struct Always {
+    static bool applies(const World&, const Step&) { return true; }
+};
+struct Land : Always {
+    static void run(World& world, const Step& step, sim::Task& task) { land(world, step, task.clock().now()); }
+};
+struct Finish : Always {
+    static void run(World& world, const Step& step, sim::Task& task) { finish(world, step, task.clock().now()); }
+};
+struct Kill : Always {
+    static void run(World& world, const Step& step, sim::Task& task) {
+        world.copies[step.copy].abort(model::Error::route_failed);
+        world.oracle.kill(step.copy, task.clock().now());
+    }
+};
+struct Serve : Always {
+    static void run(World& world, const Step& step, sim::Task& task) {
+        world.route.serve_from(world.copies[step.copy].consume());
+        world.oracle.serve(step.copy, task.clock().now());
+    }
+};
+struct Park : Always {
+    static void run(World& world, const Step&, sim::Task& task) {
+        world.route.park();
+        world.oracle.park(task.clock().now());
+    }
+};
+struct EndClean : Always {
+    static void run(World& world, const Step&, sim::Task& task) {
+        world.route.end(std::nullopt);
+        world.oracle.end(std::nullopt, task.clock().now());
+    }
+};
+struct EndError : Always {
+    static void run(World& world, const Step&, sim::Task& task) {
+        world.route.end(model::Error::unroutable);
+        world.oracle.end(model::Error::unroutable, task.clock().now());
+    }
+};
+// The reader's own changes go through its mailbox (applied by its task, see below).
+struct SetRange : Always {
+    static void run(World& world, const Step& step, sim::Task&) {
+        world.mailbox.post(Command{Op::set_range, step.sequence, range_end(step)});
+    }
+};
+struct Update : Always {
+    static void run(World& world, const Step& step, sim::Task& task) {
+        world.preferences.modify([&](model::Preferences& p) { p.priority = step.extra; });
+        world.oracle.touch(task.clock().now());
+    }
+};
+struct Advance : Always {
+    static void run(World& world, const Step& step, sim::Task& task) { advance(world, step, task); }
+};
+struct Skip : Always {
+    static void run(World& world, const Step& step, sim::Task&) {
+        world.mailbox.post(Command{Op::skip, step.sequence, std::nullopt});
+    }
+};
+struct Poke : Always {
+    static void run(World& world, const Step&, sim::Task&) { world.mailbox.post(Command{}); }
+};
+struct Drop : Always {
+    static void run(World& world, const Step& step, sim::Task& task) { drop(world, step, task.clock().now()); }
+};
+
+// Indexed by Op, the stored step's name index.
+struct CommandEntry {
+    bool (*applies)(const World&, const Step&);
+    void (*run)(World&, const Step&, sim::Task&);
+};
+template <class... Commands>
+constexpr std::array<CommandEntry, sizeof...(Commands)> command_table{CommandEntry{&Commands::applies, &Commands::run}...};
+constexpr auto commands = command_table<Land, Finish, Kill, Serve, Park, EndClean, EndError, SetRange, Update,
+                                        Advance, Skip, Poke, Drop>;
+static_assert(commands.size() == op_names.size());
+
 // One driver operation on the real system, then on the model.
 void apply(World& world, const Step& step, sim::Task& task) {
-    const kio::Instant now = task.clock().now();
-    switch (step.op) {
-        case Op::land: land(world, step, now); break;
-        case Op::drop: drop(world, step, now); break;
-        case Op::finish: finish(world, step, now); break;
-        case Op::kill:
-            world.copies[step.copy].abort(model::Error::route_failed);
-            world.oracle.kill(step.copy, now);
-            break;
-        case Op::serve:
-            world.route.serve_from(world.copies[step.copy].consume());
-            world.oracle.serve(step.copy, now);
-            break;
-        case Op::park:
-            world.route.park();
-            world.oracle.park(now);
-            break;
-        case Op::end_clean:
-            world.route.end(std::nullopt);
-            world.oracle.end(std::nullopt, now);
-            break;
-        case Op::end_error:
-            world.route.end(model::Error::unroutable);
-            world.oracle.end(model::Error::unroutable, now);
-            break;
-        case Op::set_range: world.mailbox.post(Command{Op::set_range, step.sequence, range_end(step)}); break;
-        case Op::skip: world.mailbox.post(Command{Op::skip, step.sequence, std::nullopt}); break;
-        case Op::poke: world.mailbox.post(Command{}); break;
-        case Op::update:
-            world.preferences.modify([&](model::Preferences& p) { p.priority = step.extra; });
-            world.oracle.touch(now);
-            break;
-        case Op::advance: advance(world, step, task); break;
-    }
+    const CommandEntry& command = commands[static_cast<std::size_t>(step.op)];
+    if (command.applies(world, step)) command.run(world, step, task);
 }
 
 // The reader's own changes, as the task that owns the reader makes them.
