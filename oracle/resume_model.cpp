@@ -53,6 +53,14 @@ void ResumeModel::kill(int copy, kio::Instant now) {
     if (!tracks_[copy].killed_at) tracks_[copy].killed_at = ++operations_;
 }
 
+bool ResumeModel::abort_group(int copy, std::uint64_t sequence, kio::Instant now) {
+    last_event_ = now;
+    Track& track = tracks_[copy];
+    if (!track.landed.contains(sequence)) return false;
+    if (!track.aborted.contains(sequence)) track.aborted[sequence] = ++operations_;
+    return true;
+}
+
 void ResumeModel::serve(int copy, kio::Instant now) {
     last_event_ = now;
     generations_.push_back(Generation{copy, ++operations_});
@@ -88,6 +96,11 @@ void ResumeModel::skipped(std::uint64_t floor) {
 bool ResumeModel::has(int copy, std::uint64_t sequence, std::size_t at) const {
     auto found = tracks_[copy].landed.find(sequence);
     return found != tracks_[copy].landed.end() && found->second <= at;
+}
+
+bool ResumeModel::aborted(int copy, std::uint64_t sequence, std::size_t at) const {
+    auto found = tracks_[copy].aborted.find(sequence);
+    return found != tracks_[copy].aborted.end() && found->second <= at;
 }
 
 bool ResumeModel::finished(int copy, std::size_t at) const {
@@ -177,10 +190,11 @@ std::uint64_t ResumeModel::cursor_floor(const HeldCopy& copy) const {
     return floor;
 }
 
-std::optional<std::string> ResumeModel::refuses(const HeldCopy& copy, std::uint64_t sequence,
-                                                std::size_t at) const {
+std::optional<std::string> ResumeModel::refuses(const HeldCopy& copy, std::uint64_t sequence, std::size_t at,
+                                                std::optional<std::size_t> aborted_by) const {
     const std::string what = "group " + std::to_string(sequence) + " from copy " + copy_name(copy.copy);
     if (!has(copy.copy, sequence, at)) return "R2: " + what + ", which never had it";
+    if (aborted(copy.copy, sequence, aborted_by.value_or(at))) return "R17: " + what + " was aborted before the walk";
     if (!in_range(sequence)) return "R5: " + what + " is outside the range";
     if (!fresh(sequence))
         return walk_ == model::Walk::sequence ? "R5: " + what + " is at or below the sequence floor"
@@ -199,12 +213,13 @@ const ResumeModel::HeldCopy* ResumeModel::serving(const Belief& belief) const {
     return &belief.copies.back();
 }
 
-std::vector<std::uint64_t> ResumeModel::owed(const Belief& belief, std::size_t at) const {
+std::vector<std::uint64_t> ResumeModel::owed(const Belief& belief, std::size_t at,
+                                             std::optional<std::size_t> aborted_by) const {
     std::vector<std::uint64_t> missing;
     const HeldCopy* copy = serving(belief);
     if (!copy) return missing;
     for (const auto& [sequence, landed_at] : tracks_[copy->copy].landed)
-        if (landed_at <= at && !refuses(*copy, sequence, at)) missing.push_back(sequence);
+        if (landed_at <= at && !refuses(*copy, sequence, at, aborted_by)) missing.push_back(sequence);
     return missing;
 }
 
@@ -274,7 +289,7 @@ std::optional<std::string> ResumeModel::serving_done(const Belief& belief, std::
     // R12: a group past the range's end keeps the read open: the end may still be raised.
     for (const auto& [sequence, landed_at] : tracks_[copy->copy].landed)
         if (landed_at <= at && range_end_ && sequence >= *range_end_ && sequence >= cursor_floor(*copy) &&
-            fresh(sequence))
+            fresh(sequence) && !aborted(copy->copy, sequence, at))
             return "the serving copy has a group past the range's end";
     if (killed(copy->copy, at)) {
         error = model::Error::route_failed;
@@ -283,7 +298,10 @@ std::optional<std::string> ResumeModel::serving_done(const Belief& belief, std::
     if (!finished(copy->copy, at)) return "the serving copy is not finished";
     // A sequence walk ends only once its floor reached the copy's end: a group below it
     // may still land (R11).
-    if (walk_ == model::Walk::sequence && *tracks_[copy->copy].final_sequence > cursor_floor(*copy))
+    // Aborted groups from the floor on fill their sequences: nothing lands there (R17).
+    std::uint64_t covered = cursor_floor(*copy);
+    while (aborted(copy->copy, covered, at)) ++covered;
+    if (walk_ == model::Walk::sequence && *tracks_[copy->copy].final_sequence > covered)
         return "a group below the serving copy's end may still land";
     error.reset();
     return std::nullopt;
@@ -360,6 +378,7 @@ void ResumeModel::note_held(const std::vector<Belief>& beliefs) {
 bool ResumeModel::may_hold() const {
     return std::any_of(maybe_held_.begin(), maybe_held_.end(), [&](const auto& held) {
         const std::uint64_t sequence = held.second;
+        if (aborted(held.first, sequence, now_at())) return false;  // R17: dropped
         return sequence >= range_start_ && range_end_ && sequence >= *range_end_ && fresh(sequence);
     });
 }
@@ -384,14 +403,15 @@ std::vector<ResumeModel::Belief> ResumeModel::suppliers(const Belief& belief, in
     for (std::size_t index = 0; index < belief.copies.size(); ++index) {
         const HeldCopy& held = belief.copies[index];
         if (held.copy != copy) continue;
-        refused = refuses(held, sequence, now_at());
+        refused = refuses(held, sequence, now_at(), window_from_);
         if (refused) continue;
         out.push_back(belief);
         if (held.replaced) out.back().copies[index].until_low = max_of(held.until_low, sequence);
     }
     // R12: a group held past the range's end is handed out once the range covers it,
     // whatever became of its copy since.
-    if (out.empty() && maybe_held_.contains({copy, sequence}) && in_range(sequence) && fresh(sequence))
+    if (out.empty() && maybe_held_.contains({copy, sequence}) && in_range(sequence) && fresh(sequence) &&
+        !aborted(copy, sequence, window_from_))
         out.push_back(belief);
     if (out.empty() && !reason) reason = refused;
     return out;
@@ -401,25 +421,24 @@ std::optional<std::string> ResumeModel::answered_group(std::uint64_t sequence, c
                                                        kio::Instant now) {
     const std::string what = "group " + std::to_string(sequence);
     if (stopped_) return "R10: " + what + " handed out after the reader ended";
-    if (frames.size() != 1) return "R6: " + what + " read " + std::to_string(frames.size()) + " frames, not 1";
-    const std::string& frame = frames.front();
-    const int copy = frame.empty() ? -1 : frame[0] - 'A';
-    if (copy < 0 || copy >= copy_count || frame != payload(copy, sequence))
-        return "R6: " + what + " read the frame '" + frame + "', which names another group";
-    std::vector<Belief> kept;
     std::optional<std::string> reason;
+    const std::vector<int> copies = supplier_copies(sequence, frames, reason);
+    if (copies.empty()) return reason;
+    std::vector<Belief> kept;
     for (const Belief& belief : window_beliefs(now)) {
         // R9: a sequence walk hands out the lowest group the serving copy had when it looked.
         if (walk_ == model::Walk::sequence)
-            if (const auto lower = owed(belief, window_from_); !lower.empty() && lower.front() < sequence) {
+            // A group aborted during the poll may have been skipped (R17).
+            if (const auto lower = owed(belief, window_from_, now_at()); !lower.empty() && lower.front() < sequence) {
                 if (!reason)
                     reason = "R9: " + what + " handed out while the serving copy had group " +
                              std::to_string(lower.front());
                 continue;
             }
-        for (Belief& next : suppliers(belief, copy, sequence, reason))
-            if (kept.size() < belief_limit && std::find(kept.begin(), kept.end(), next) == kept.end())
-                kept.push_back(std::move(next));
+        for (const int copy : copies)
+            for (Belief& next : suppliers(belief, copy, sequence, reason))
+                if (kept.size() < belief_limit && std::find(kept.begin(), kept.end(), next) == kept.end())
+                    kept.push_back(std::move(next));
     }
     if (kept.empty()) return reason;
     note_held(kept);
@@ -428,6 +447,33 @@ std::optional<std::string> ResumeModel::answered_group(std::uint64_t sequence, c
     newest_ = max_of(newest_, sequence);
     if (walk_ == model::Walk::sequence) floor_ = max_of(floor_, sequence);
     return std::nullopt;
+}
+
+std::vector<int> ResumeModel::supplier_copies(std::uint64_t sequence, const std::vector<std::string>& frames,
+                                               std::optional<std::string>& reason) const {
+    const std::string what = "group " + std::to_string(sequence);
+    std::vector<int> copies;
+    if (frames.size() > 1) {
+        reason = "R6: " + what + " read " + std::to_string(frames.size()) + " frames, not 1";
+        return copies;
+    }
+    // A group aborted after it was handed out ends its read early, or continues from the
+    // serving copy's group through its recover (R14): any copy that aborted it may be the
+    // one that supplied it.
+    int named = -1;
+    if (!frames.empty()) {
+        const std::string& frame = frames.front();
+        named = frame.empty() ? -1 : frame[0] - 'A';
+        if (named < 0 || named >= copy_count || frame != payload(named, sequence)) {
+            reason = "R6: " + what + " read the frame '" + frame + "', which names another group";
+            return copies;
+        }
+        copies.push_back(named);
+    }
+    for (int copy = 0; copy < copy_count; ++copy)
+        if (copy != named && aborted(copy, sequence, now_at())) copies.push_back(copy);
+    if (copies.empty()) reason = "R6: " + what + " read no frame, and no copy aborted it";
+    return copies;
 }
 
 std::optional<std::string> ResumeModel::answered_end(std::optional<model::Error> error, kio::Instant now) {

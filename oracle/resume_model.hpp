@@ -39,6 +39,8 @@ public:
     bool land(int copy, std::uint64_t sequence, kio::Instant now);
     bool finish(int copy, kio::Instant now);
     void kill(int copy, kio::Instant now);
+    // One landed group of a copy aborted (R17); answers whether the copy had it.
+    bool abort_group(int copy, std::uint64_t sequence, kio::Instant now);
     void serve(int copy, kio::Instant now);
     void park(kio::Instant now);
     void end(std::optional<model::Error> error, kio::Instant now);
@@ -66,6 +68,7 @@ private:
         std::optional<std::size_t> finished_at;
         std::optional<std::uint64_t> final_sequence;
         std::optional<std::size_t> killed_at;
+        std::map<std::uint64_t, std::size_t> aborted;  // sequence -> the operation that aborted it
     };
     // One route generation: the copy it serves (none: parked) and when it began.
     struct Generation {
@@ -98,6 +101,8 @@ private:
     [[nodiscard]] std::size_t now_at() const { return operations_; }
     [[nodiscard]] bool has(int copy, std::uint64_t sequence, std::size_t at) const;
     [[nodiscard]] bool finished(int copy, std::size_t at) const;
+    // R17: the copy's group was aborted by operation `at`.
+    [[nodiscard]] bool aborted(int copy, std::uint64_t sequence, std::size_t at) const;
     [[nodiscard]] bool killed(int copy, std::size_t at) const;
     [[nodiscard]] std::optional<std::uint64_t> latest(int copy, std::size_t at) const;
     [[nodiscard]] RouteView route_at(std::size_t at) const;
@@ -117,13 +122,18 @@ private:
     [[nodiscard]] bool in_range(std::uint64_t sequence) const;
     [[nodiscard]] std::uint64_t cursor_floor(const HeldCopy& copy) const;
     // Why `copy` may not supply `sequence` (by operation `at`), or nothing if it may.
-    [[nodiscard]] std::optional<std::string> refuses(const HeldCopy& copy, std::uint64_t sequence,
-                                                     std::size_t at) const;
+    // An abort by `aborted_by` (default: `at`) refuses it too (R17).
+    [[nodiscard]] std::optional<std::string> refuses(const HeldCopy& copy, std::uint64_t sequence, std::size_t at,
+                                                     std::optional<std::size_t> aborted_by = std::nullopt) const;
     [[nodiscard]] std::vector<Belief> suppliers(const Belief& belief, int copy, std::uint64_t sequence,
                                                 std::optional<std::string>& reason) const;
+    // R6/R14/R17: the copies that may have supplied `sequence`, read as `frames`.
+    [[nodiscard]] std::vector<int> supplier_copies(std::uint64_t sequence, const std::vector<std::string>& frames,
+                                                   std::optional<std::string>& reason) const;
     [[nodiscard]] const HeldCopy* serving(const Belief& belief) const;
     // R7: groups of the serving copy the reader owes at operation `at`.
-    [[nodiscard]] std::vector<std::uint64_t> owed(const Belief& belief, std::size_t at) const;
+    [[nodiscard]] std::vector<std::uint64_t> owed(const Belief& belief, std::size_t at,
+                                                  std::optional<std::size_t> aborted_by = std::nullopt) const;
     // R8: a replaced copy within its grace may still land a group the read needs.
     [[nodiscard]] bool may_land(const HeldCopy& copy, std::size_t at, std::optional<std::uint64_t> below) const;
     // R8: a replaced copy whose track finished, once its cursor went past all it had, or failed.

@@ -3,6 +3,7 @@
 // judges every take, every end, the state at quiescence, and the reader's walks.
 #include <array>
 #include <chrono>
+#include <map>
 #include <sstream>
 #include <variant>
 
@@ -26,15 +27,16 @@ namespace {
 using namespace std::chrono_literals;
 
 enum class Op : std::uint8_t {
-    land, finish, kill, serve, park, end_clean, end_error, set_range, update, advance, skip, poke
+    land, finish, kill, serve, park, end_clean, end_error, set_range, update, advance, skip, poke, drop
 };
-constexpr std::array<const char*, 12> op_names{"land",      "finish", "kill",   "serve",   "park", "end_clean",
-                                               "end_error", "range",  "update", "advance", "skip", "poke"};
+constexpr std::array<const char*, 13> op_names{"land",   "finish",  "kill", "serve", "park",
+                                               "end_clean", "end_error", "range", "update", "advance",
+                                               "skip",   "poke",    "drop"};
 
 struct Step {
     Op op = Op::land;
     std::uint8_t copy = 0;      // 0..2: A, B, C
-    std::uint8_t sequence = 0;  // land: the group; range: the start; skip: the floor
+    std::uint8_t sequence = 0;  // land, drop: the group; range: the start; skip: the floor
     std::uint8_t extra = 0;     // range: the end (0: none); advance: tenths of a second
 };
 
@@ -62,6 +64,8 @@ struct World {
 
     model::Walk walk;
     std::array<model::TrackProducer, oracle::ResumeModel::copy_count> copies;
+    // The producers of the landed groups, kept so that one can be aborted (drop).
+    std::array<std::map<std::uint64_t, model::GroupProducer>, oracle::ResumeModel::copy_count> groups;
     model::Route route;
     kio::Producer<model::Preferences> preferences;
     oracle::ResumeModel oracle;
@@ -87,10 +91,21 @@ void land(World& world, const Step& step, kio::Instant now) {
         auto& group = std::get<model::GroupProducer>(created);
         group.write_frame(oracle::ResumeModel::payload(copy, step.sequence));
         group.finish();
+        world.groups[copy].insert_or_assign(step.sequence, std::move(group));
     }
     if (world.oracle.land(copy, step.sequence, now) != accepted)
         world.fail("R2: copy " + copy_letter(copy) + (accepted ? " accepted" : " refused") + " group " +
                    std::to_string(step.sequence) + " against the model");
+}
+
+// drop: aborts one landed group of a copy, as an eviction or expiry does upstream.
+void drop(World& world, const Step& step, kio::Instant now) {
+    auto found = world.groups[step.copy].find(step.sequence);
+    const bool had = found != world.groups[step.copy].end();
+    if (had) found->second.abort(model::Error::cancel);
+    if (world.oracle.abort_group(step.copy, step.sequence, now) != had)
+        world.fail("R2: copy " + copy_letter(step.copy) + " group " + std::to_string(step.sequence) +
+                   " aborted against the model");
 }
 
 void finish(World& world, const Step& step, kio::Instant now) {
@@ -109,41 +124,90 @@ std::optional<std::uint64_t> range_end(const Step& step) {
     return step.extra == 0 ? std::nullopt : std::optional<std::uint64_t>(step.sequence + step.extra);
 }
 
+// The driver's operations as small command types, one operation each: a precondition
+// (none of them needs one: a step that finds nothing to act on is told to the model,
+// which judges the real answer), then the real system, then the model.
+struct Always {
+    static bool applies(const World&, const Step&) { return true; }
+};
+struct Land : Always {
+    static void run(World& world, const Step& step, sim::Task& task) { land(world, step, task.clock().now()); }
+};
+struct Finish : Always {
+    static void run(World& world, const Step& step, sim::Task& task) { finish(world, step, task.clock().now()); }
+};
+struct Kill : Always {
+    static void run(World& world, const Step& step, sim::Task& task) {
+        world.copies[step.copy].abort(model::Error::route_failed);
+        world.oracle.kill(step.copy, task.clock().now());
+    }
+};
+struct Serve : Always {
+    static void run(World& world, const Step& step, sim::Task& task) {
+        world.route.serve_from(world.copies[step.copy].consume());
+        world.oracle.serve(step.copy, task.clock().now());
+    }
+};
+struct Park : Always {
+    static void run(World& world, const Step&, sim::Task& task) {
+        world.route.park();
+        world.oracle.park(task.clock().now());
+    }
+};
+struct EndClean : Always {
+    static void run(World& world, const Step&, sim::Task& task) {
+        world.route.end(std::nullopt);
+        world.oracle.end(std::nullopt, task.clock().now());
+    }
+};
+struct EndError : Always {
+    static void run(World& world, const Step&, sim::Task& task) {
+        world.route.end(model::Error::unroutable);
+        world.oracle.end(model::Error::unroutable, task.clock().now());
+    }
+};
+// The reader's own changes go through its mailbox (applied by its task, see below).
+struct SetRange : Always {
+    static void run(World& world, const Step& step, sim::Task&) {
+        world.mailbox.post(Command{Op::set_range, step.sequence, range_end(step)});
+    }
+};
+struct Update : Always {
+    static void run(World& world, const Step& step, sim::Task& task) {
+        world.preferences.modify([&](model::Preferences& p) { p.priority = step.extra; });
+        world.oracle.touch(task.clock().now());
+    }
+};
+struct Advance : Always {
+    static void run(World& world, const Step& step, sim::Task& task) { advance(world, step, task); }
+};
+struct Skip : Always {
+    static void run(World& world, const Step& step, sim::Task&) {
+        world.mailbox.post(Command{Op::skip, step.sequence, std::nullopt});
+    }
+};
+struct Poke : Always {
+    static void run(World& world, const Step&, sim::Task&) { world.mailbox.post(Command{}); }
+};
+struct Drop : Always {
+    static void run(World& world, const Step& step, sim::Task& task) { drop(world, step, task.clock().now()); }
+};
+
+// Indexed by Op, the stored step's name index.
+struct CommandEntry {
+    bool (*applies)(const World&, const Step&);
+    void (*run)(World&, const Step&, sim::Task&);
+};
+template <class... Commands>
+constexpr std::array<CommandEntry, sizeof...(Commands)> command_table{CommandEntry{&Commands::applies, &Commands::run}...};
+constexpr auto commands = command_table<Land, Finish, Kill, Serve, Park, EndClean, EndError, SetRange, Update,
+                                        Advance, Skip, Poke, Drop>;
+static_assert(commands.size() == op_names.size());
+
 // One driver operation on the real system, then on the model.
 void apply(World& world, const Step& step, sim::Task& task) {
-    const kio::Instant now = task.clock().now();
-    switch (step.op) {
-        case Op::land: land(world, step, now); break;
-        case Op::finish: finish(world, step, now); break;
-        case Op::kill:
-            world.copies[step.copy].abort(model::Error::route_failed);
-            world.oracle.kill(step.copy, now);
-            break;
-        case Op::serve:
-            world.route.serve_from(world.copies[step.copy].consume());
-            world.oracle.serve(step.copy, now);
-            break;
-        case Op::park:
-            world.route.park();
-            world.oracle.park(now);
-            break;
-        case Op::end_clean:
-            world.route.end(std::nullopt);
-            world.oracle.end(std::nullopt, now);
-            break;
-        case Op::end_error:
-            world.route.end(model::Error::unroutable);
-            world.oracle.end(model::Error::unroutable, now);
-            break;
-        case Op::set_range: world.mailbox.post(Command{Op::set_range, step.sequence, range_end(step)}); break;
-        case Op::skip: world.mailbox.post(Command{Op::skip, step.sequence, std::nullopt}); break;
-        case Op::poke: world.mailbox.post(Command{}); break;
-        case Op::update:
-            world.preferences.modify([&](model::Preferences& p) { p.priority = step.extra; });
-            world.oracle.touch(now);
-            break;
-        case Op::advance: advance(world, step, task); break;
-    }
+    const CommandEntry& command = commands[static_cast<std::size_t>(step.op)];
+    if (command.applies(world, step)) command.run(world, step, task);
 }
 
 // The reader's own changes, as the task that owns the reader makes them.
@@ -159,13 +223,18 @@ void apply_commands(World& world, model::ResumeReader& reader, const kio::Waiter
     }
 }
 
-// Every frame of a taken group, through its recover.
+// Every frame of a taken group that is there now, through its recover. A group aborted
+// since (drop) may end early or stall on its recover: the read stops at the first Pending.
 std::vector<std::string> read_frames(model::GroupConsumer& group, sim::Task& task) {
     std::vector<std::string> frames;
     for (;;) {
-        auto frame = task.wait([&](const kio::Waiter& waiter) { return group.poll_read_frame(waiter); });
-        if (!frame.is_item()) return frames;
-        frames.push_back(*frame.item());
+        auto frame = task.wait([&](const kio::Waiter& waiter) {
+            auto polled = group.poll_read_frame(waiter);
+            using Read = std::optional<std::decay_t<decltype(polled.value())>>;
+            return kio::Poll<Read>(polled.is_pending() ? Read() : Read(std::move(polled.value())));
+        });
+        if (!frame || !frame->is_item()) return frames;
+        frames.push_back(*frame->item());
     }
 }
 
@@ -230,7 +299,8 @@ struct Traits {
                                                                   {3, Op::update},
                                                                   {6, Op::advance},
                                                                   {2, Op::skip},
-                                                                  {3, Op::poke}})),
+                                                                  {3, Op::poke},
+                                                                  {3, Op::drop}})),
             rc::gen::set(&Step::copy, rc::gen::inRange<std::uint8_t>(0, 3)),
             rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, 12)),
             rc::gen::set(&Step::extra, rc::gen::inRange<std::uint8_t>(0, 15)));
@@ -307,9 +377,10 @@ struct Traits {
             << ", seed " << value.seed << ":";
         for (const Step& step : value.steps) {
             out << " " << op_names[static_cast<std::size_t>(step.op)];
-            if (step.op == Op::land || step.op == Op::finish || step.op == Op::kill || step.op == Op::serve)
+            if (step.op == Op::land || step.op == Op::finish || step.op == Op::kill || step.op == Op::serve ||
+                step.op == Op::drop)
                 out << "(" << static_cast<char>('A' + step.copy)
-                    << (step.op == Op::land ? "," + std::to_string(step.sequence) : std::string()) << ")";
+                    << (step.op == Op::land || step.op == Op::drop ? "," + std::to_string(step.sequence) : std::string()) << ")";
             if (step.op == Op::set_range)
                 out << "(" << int{step.sequence} << ".."
                     << (step.extra ? std::to_string(step.sequence + step.extra) : std::string()) << ")";

@@ -17,11 +17,32 @@ std::optional<std::uint64_t> max_of(std::optional<std::uint64_t> a, std::optiona
     return std::max(*a, *b);
 }
 
+// An aborted group is never handed out (R17); a group whose producer went away unfinished
+// is no abort (the same judgement as a track cursor's).
+bool aborted(const GroupConsumer& group) {
+    return group.cell().read([](const GroupState& state) { return state.abort.has_value() && !state.released; });
+}
+
 }  // namespace
 
 ResumeReader::ResumeReader(kio::Consumer<RouteState> route, kio::Consumer<Preferences> preferences,
                            kio::Clock& clock, ResumeOptions options)
     : route_(std::move(route)), preferences_(std::move(preferences)), clock_(&clock), options_(options) {}
+
+void ResumeReader::drop_aborted_peek() {
+    if (peeked_ && aborted(peeked_->peek.group)) peeked_.reset();
+}
+
+void ResumeReader::drop_aborted_held() {
+    std::erase_if(held_, [](const auto& held) { return aborted(held.second.peek.group); });
+}
+
+void ResumeReader::watch_held(const kio::Waiter& waiter) const {
+    // A held group keeps the read from ending (R12); its abort must wake the read.
+    for (const auto& held : held_)
+        static_cast<void>(held.second.peek.group.cell().poll_closed(
+            registering(MOQ_SITE("resume.held.register", register_input), waiter)));
+}
 
 kio::Poll<Next<const Peek*>> ResumeReader::peek_walk(const kio::Waiter& waiter, Walk walk) {
     if (peeked_ && peeked_->walk == walk) return Next<const Peek*>(&peeked_->peek);
@@ -254,6 +275,7 @@ void ResumeReader::arm_grace(Walk walk, kio::Instant now, const kio::Waiter& wai
 kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, Walk walk) {
     const RouteRead read = sync_inputs(waiter);
     const std::size_t slot = index(walk);
+    drop_aborted_held();
     // An arrival walk first offers what it held back past the range's end, now in range.
     if (walk == Walk::arrival)
         if (const Peek* held = offer_held(walk)) return Next<const Peek*>(held);
@@ -269,7 +291,8 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
     // Parking with a peek in hand: a lower group landing in that copy, which its Ready
     // peek registered nothing for, must wake this walk.
     for (Copy* copy : scan.looked)
-        copy->track.watch(registering(MOQ_SITE("resume.looked.register", register_input), waiter));
+        cursor(*copy, walk).watch(registering(MOQ_SITE("resume.looked.register", register_input), waiter));
+    watch_held(waiter);
 
     kio::schedule_point("resume.before_end_rules");
     let_go(walk, now);
@@ -323,6 +346,10 @@ void ResumeReader::skip_ordered(std::uint64_t floor) {
     if (floor_ && floor <= *floor_) return;
     floor_ = floor;
     if (peeked_ && peeked_->walk == Walk::sequence && peeked_->peek.sequence <= floor) peeked_.reset();
+    // The copies' sequence cursors move too: an aborted group just above the new floor
+    // then counts as filled, so a finished copy can end (R11, R17).
+    for (Copy& copy : copies_)
+        if (std::optional<TrackCursor>& reader = copy.cursors[index(Walk::sequence)]) reader->raise_floor(floor + 1);
     // A raised floor can turn a replaced copy from waiting to done, which no input
     // notifies.
     if (MOQ_SITE("resume.skip_ordered.disarm", disarm)) disarm_all();

@@ -50,6 +50,7 @@ public:
 
     // The next group of `walk` without handing it out.
     kio::Poll<Next<const Peek*>> poll_peek_group(const kio::Waiter& waiter, Walk walk) {
+        drop_aborted_peek();
         if (!(peeked_ && peeked_->walk == walk) &&
             reads_[index(walk)].answer_parked(waiter, walk, MOQ_SITE("resume.gate.check", gate)))
             return kio::Poll<Next<const Peek*>>::pending();
@@ -99,6 +100,10 @@ private:
     };
 
     static std::size_t index(Walk walk) { return walk == Walk::arrival ? 0 : 1; }
+    // Aborted groups are dropped, never handed out (R17): a peek in hand, held groups.
+    void drop_aborted_peek();
+    void drop_aborted_held();
+    void watch_held(const kio::Waiter& waiter) const;
     kio::Poll<Next<const Peek*>> peek_walk(const kio::Waiter& waiter, Walk walk);
     // One full walk, in named steps: read the route and preferences (following a new
     // route), offer a held group, scan the copies newest first, hand out the best of a

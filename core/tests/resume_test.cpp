@@ -383,3 +383,53 @@ TEST_CASE_FIXTURE(Front, "r12_a_group_handed_out_before_is_not_held_past_the_ran
     // B's clean end ends the read.
     CHECK(ended(Walk::arrival));
 }
+
+TEST_CASE_FIXTURE(Front, "r17_an_aborted_group_held_past_the_range_end_is_never_handed_out") {
+    route.serve_from(a.consume());
+    reader.set_range(0, 1);
+    land(a, 0);
+    auto one = land_kept(a, 1);
+    land(a, 2);
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(ended(Walk::arrival));  // 1 and 2 are held past the range's end
+    one.abort(Error::cancel);
+    reader.set_range(0, 5);
+    CHECK(take(Walk::arrival) == 2);
+}
+
+TEST_CASE_FIXTURE(Front, "r17_an_aborted_held_group_no_longer_keeps_the_read_from_ending") {
+    route.serve_from(a.consume());
+    reader.set_range(0, 1);
+    auto one = land_kept(a, 1);
+    REQUIRE_FALSE(a.finish());
+    CHECK(pending(Walk::arrival));  // 1 is held: the clean end waits (R12)
+    task.reset();
+    one.abort(Error::cancel);
+    CHECK(task.wakes() >= 1);
+    CHECK(ended(Walk::arrival));
+}
+
+TEST_CASE_FIXTURE(Front, "r17_a_peeked_group_aborted_before_the_next_poll_is_not_handed_out") {
+    route.serve_from(a.consume());
+    auto zero = land_kept(a, 0);
+    land(a, 1);
+    auto peek = reader.poll_peek_group(waiter, Walk::arrival);
+    REQUIRE(peek.is_ready());
+    REQUIRE(peek.value().is_item());
+    REQUIRE(peek.value().item()->sequence == 0);
+    zero.abort(Error::cancel);
+    CHECK(take(Walk::arrival) == 1);
+}
+
+TEST_CASE_FIXTURE(Front, "r17_a_sequence_walk_parked_on_a_peek_hears_its_abort") {
+    route.serve_from(a.consume());
+    reader.set_range(0, 3);
+    auto three = land_kept(a, 3);
+    land(a, 4);
+    CHECK(pending(Walk::sequence));  // 3 waits in A past the range's end (R12)
+    task.reset();
+    three.abort(Error::cancel);
+    CHECK(task.wakes() >= 1);
+    reader.set_range(0, std::nullopt);
+    CHECK(take(Walk::sequence) == 4);
+}

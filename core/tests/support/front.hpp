@@ -37,6 +37,16 @@ struct Front {
         REQUIRE_FALSE(group.finish());
     }
 
+    // Like land, but keeps the group's producer, to abort it later.
+    static model::GroupProducer land_kept(model::TrackProducer& copy, std::uint64_t sequence) {
+        auto created = copy.create_group(sequence);
+        REQUIRE(std::holds_alternative<model::GroupProducer>(created));
+        auto group = std::move(std::get<model::GroupProducer>(created));
+        REQUIRE_FALSE(group.write_frame("group " + std::to_string(sequence)));
+        REQUIRE_FALSE(group.finish());
+        return group;
+    }
+
     // Peeks and takes the next group of `walk`; its sequence.
     std::uint64_t take(model::Walk walk) {
         auto peek = reader.poll_peek_group(waiter, walk);
