@@ -203,7 +203,7 @@ def main():
     parser.add_argument("--site", action="append", default=[], help="only these sites")
     parser.add_argument("--timeout", type=int, default=300)
     parser.add_argument("--sweep", help="moqsim of the same mutants build: sweeps kill too")
-    parser.add_argument("--sweep-cases", type=int, default=300)
+    parser.add_argument("--sweep-cases", type=int, default=2000)
     args = parser.parse_args()
     if not os.access(args.program, os.X_OK):
         fail(f"no test program at {args.program}")
