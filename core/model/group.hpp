@@ -138,6 +138,10 @@ public:
     [[nodiscard]] std::size_t index() const { return index_; }
     // The shared group this cursor reads, for a replacement built from it.
     [[nodiscard]] const GroupCell& cell() const { return cell_; }
+    // Whether the group was aborted (GroupState::aborted), read under its own lock.
+    [[nodiscard]] bool aborted() const {
+        return cell_.read([](const GroupState& state) { return state.aborted(); });
+    }
     [[nodiscard]] const WalkCounter& walk_counter() const { return reads_.counter(); }
     [[nodiscard]] bool has_gate() const { return reads_.has_gate(); }
     [[nodiscard]] bool gate_armed() const { return reads_.armed(); }

@@ -31,6 +31,10 @@ struct GroupState {
     std::optional<Error> abort;
     bool released = false;                     // `abort` came from the last producer going, not an abort
 
+    // Aborted by its producer (T6, R17): a group whose producer only went away
+    // unfinished is not (G7), though its readers get `dropped`.
+    [[nodiscard]] bool aborted() const { return abort.has_value() && !released; }
+
     // One past the last frame that exists, whole or arriving.
     [[nodiscard]] std::size_t next_index() const { return frames.size() + (partial ? 1 : 0); }
 };

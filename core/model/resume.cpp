@@ -17,12 +17,6 @@ std::optional<std::uint64_t> max_of(std::optional<std::uint64_t> a, std::optiona
     return std::max(*a, *b);
 }
 
-// An aborted group is never handed out (R17); a group whose producer went away unfinished
-// is no abort (the same judgement as a track cursor's).
-bool aborted(const GroupConsumer& group) {
-    return group.cell().read([](const GroupState& state) { return state.abort.has_value() && !state.released; });
-}
-
 }  // namespace
 
 ResumeReader::ResumeReader(kio::Consumer<RouteState> route, kio::Consumer<Preferences> preferences,
@@ -30,11 +24,11 @@ ResumeReader::ResumeReader(kio::Consumer<RouteState> route, kio::Consumer<Prefer
     : route_(std::move(route)), preferences_(std::move(preferences)), clock_(&clock), options_(options) {}
 
 void ResumeReader::drop_aborted_peek() {
-    if (peeked_ && aborted(peeked_->peek.group)) peeked_.reset();
+    if (peeked_ && peeked_->peek.group.aborted()) peeked_.reset();
 }
 
 void ResumeReader::drop_aborted_held() {
-    std::erase_if(held_, [](const auto& held) { return aborted(held.second.peek.group); });
+    std::erase_if(held_, [](const auto& held) { return held.second.peek.group.aborted(); });
 }
 
 void ResumeReader::watch_held(const kio::Waiter& waiter) const {

@@ -50,7 +50,7 @@ public:
 
     // The next group of `walk` without handing it out.
     kio::Poll<Next<const Peek*>> poll_peek_group(const kio::Waiter& waiter, Walk walk) {
-        drop_aborted_peek();
+        if (peeked_) drop_aborted_peek();
         if (!(peeked_ && peeked_->walk == walk) &&
             reads_[index(walk)].answer_parked(waiter, walk, MOQ_SITE("resume.gate.check", gate)))
             return kio::Poll<Next<const Peek*>>::pending();

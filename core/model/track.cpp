@@ -6,18 +6,6 @@
 
 namespace moq::model {
 
-namespace {
-
-// An aborted group is never handed out by a cursor (T6); a group whose producer went
-// away unfinished is still handed out, and its readers get `dropped` (G7). Read under
-// the group's own lock; a walk calls it under the track's lock (always in that order),
-// so the check and the walk's registration on the track are one step.
-bool aborted(const GroupConsumer& group) {
-    return group.cell().read([](const GroupState& state) { return state.abort.has_value() && !state.released; });
-}
-
-}  // namespace
-
 std::variant<GroupProducer, Error> TrackProducer::create_group(std::uint64_t sequence, GroupLimits limits) {
     std::optional<GroupProducer> created;
     std::optional<Error> refused;
@@ -103,7 +91,7 @@ kio::Poll<Next<GroupConsumer>> TrackConsumer::poll_group(std::uint64_t sequence,
 
 kio::Poll<Next<const Peek*>> TrackCursor::peek_walk(const kio::Waiter& waiter) {
     if (peeked_ && walk_ == Walk::arrival) {
-        if (!aborted(peeked_->group)) return Next<const Peek*>(&*peeked_);
+        if (!peeked_->group.aborted()) return Next<const Peek*>(&*peeked_);
         // Aborted since it was peeked: skipped like any aborted landing.
         peeked_.reset();
         ++arrival_index_;
@@ -125,13 +113,15 @@ kio::Poll<Next<const Peek*>> TrackCursor::walk_once(const kio::Waiter& waiter) {
     return Next<const Peek*>(answer.value().error());
 }
 
+// Runs under the track's lock; each group's abort is read under that group's lock, always
+// in that order, so the check and the walk's registration on the track are one step.
 std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const TrackState& state) {
     if (walk_ == Walk::arrival) {
         for (; arrival_index_ < state.arrival.size(); ++arrival_index_) {
             const std::uint64_t sequence = state.arrival[arrival_index_];
             if (sequence < floor_) continue;
             const GroupConsumer& group = state.groups.at(sequence);
-            if (aborted(group)) continue;
+            if (group.aborted()) continue;
             peeked_.emplace(Peek{sequence, group});
             return Next<std::monostate>(std::monostate{});
         }
@@ -143,7 +133,7 @@ std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const 
     // fill every sequence from the floor on, nothing below the end can land any more.
     std::uint64_t covered_to = floor_;
     for (auto next = state.groups.lower_bound(floor_); next != state.groups.end(); ++next) {
-        if (!aborted(next->second)) {
+        if (!next->second.aborted()) {
             peeked_.emplace(Peek{next->first, next->second});
             return Next<std::monostate>(std::monostate{});
         }
