@@ -94,6 +94,21 @@ bool GroupModel::unread_from(const Progress& progress, std::size_t index) {
 
 bool GroupModel::complete(std::size_t index) const { return index < frames_.size() && frames_[index].complete; }
 
+// ---- the route ----
+
+bool GroupRouteModel::some_copy_aborted_with(model::Error error) const {
+    for (const GroupModel& copy : copies_)
+        if (copy.aborted() == error) return true;
+    return false;
+}
+
+bool GroupRouteModel::some_replica_failed() const {
+    if (copies_.front().aborted()) return false;  // then every copy was, with the first
+    for (std::size_t i = 1; i < copies_.size(); ++i)
+        if (copies_[i].aborted()) return true;
+    return false;
+}
+
 // ---- one reader ----
 
 void GroupReaderModel::poll_began() {
@@ -101,6 +116,44 @@ void GroupReaderModel::poll_began() {
     earliest_verdict_ = batch_in_last_poll_ ? this_poll_ : now;
     this_poll_ = now;
     batch_in_last_poll_ = false;
+    earliest_deadline_ = deadline();
+}
+
+std::optional<kio::Instant> GroupReaderModel::deadline() const {
+    if (!expiry_start_) return std::nullopt;
+    return *expiry_start_ + (has_recover_ && budget_ ? *budget_ : policy_);
+}
+
+namespace {
+void keep_earliest(std::optional<kio::Instant>& earliest, std::optional<kio::Instant> deadline) {
+    if (deadline && (!earliest || *deadline < *earliest)) earliest = deadline;
+}
+}  // namespace
+
+void GroupReaderModel::with_expiry(kio::Instant start, kio::Duration policy) {
+    expiry_start_ = start;
+    policy_ = policy;
+    keep_earliest(earliest_deadline_, deadline());
+}
+
+void GroupReaderModel::budget_changed(std::optional<kio::Duration> budget) {
+    budget_ = budget;
+    keep_earliest(earliest_deadline_, deadline());
+}
+
+void GroupReaderModel::with_recover(const GroupRouteModel* route) {
+    has_recover_ = true;
+    if (route) route_ = route;
+    keep_earliest(earliest_deadline_, deadline());
+}
+
+std::optional<std::string> GroupReaderModel::following_error(model::Error error, const std::string& what) const {
+    if (route_->ended() == error) return std::nullopt;
+    // `cancel` is a verdict of the copy, not a failure of the route: it is answered.
+    if (error == model::Error::cancel && route_->some_copy_aborted_with(error)) return std::nullopt;
+    const auto ended = route_->ended();
+    return "G11: " + what + ", but a reader following the route recovers from a failed copy" +
+           (ended ? " (the route ended with " + error_text(*ended) + ")" : "");
 }
 
 void GroupReaderModel::skip_to(std::size_t index) {
@@ -140,6 +193,7 @@ std::optional<std::string> GroupReaderModel::read_error(model::Error error) {
     const std::string what = "error " + error_text(error) + " " + at();
     if (capped()) return "G8: " + what + ", at the cap " + std::to_string(*end_) + " where a read ends cleanly";
     if (error == model::Error::old && old_legal()) return std::nullopt;
+    if (route_) return following_error(error, what);
     const auto aborted = group_->aborted();
     if (!aborted) return "G5: " + what + ", but the group was not aborted";
     if (error != *aborted) return "G5: " + what + ", but the group was aborted with " + error_text(*aborted);
@@ -187,6 +241,11 @@ std::optional<std::string> GroupReaderModel::chunk_error(model::Error error) {
     if (!open_frame_) return "G4: a chunk error with no frame open";
     const std::string what = "chunk read of frame " + std::to_string(*open_frame_) + " failed with " + error_text(error);
     open_frame_.reset();
+    // A frame read in chunks stays on the copy it came from, which the history does not name.
+    if (route_) {
+        if (route_->some_copy_aborted_with(error)) return std::nullopt;
+        return "G5: " + what + ", but no copy was aborted with it";
+    }
     const auto aborted = group_->aborted();
     if (!aborted) return "G5: " + what + ", but the group was not aborted";
     if (error != *aborted) return "G5: " + what + ", but the group was aborted with " + error_text(*aborted);
@@ -211,6 +270,7 @@ std::optional<std::string> GroupReaderModel::finished_error(model::Error error) 
     if (stopped_) return "G6: " + what + " after the reader ended";
     stopped_ = true;
     if (error == model::Error::old && old_legal()) return std::nullopt;
+    if (route_) return following_error(error, what);
     const auto aborted = group_->aborted();
     if (!aborted) return "G6: " + what + ", but the group was not aborted";
     if (error != *aborted) return "G6: " + what + ", but the group was aborted with " + error_text(*aborted);
@@ -222,38 +282,54 @@ std::optional<std::string> GroupReaderModel::finished_error(model::Error error) 
 std::optional<std::string> GroupReaderModel::answerable(Waiting waiting) const {
     if (stopped_) return std::nullopt;
     if (waiting != Waiting::chunk && stale()) return cursor() + ", its expiry deadline passed";
-    const auto aborted = group_->aborted();
+    if (waiting == Waiting::chunk) return chunk_answerable();
+    if (route_) {
+        if (const auto ended = route_->ended()) return cursor() + ", the route it follows ended with " + error_text(*ended);
+        return answerable_on(route_->serving(), waiting, true);
+    }
+    return answerable_on(*group_, waiting, false);
+}
+
+std::optional<std::string> GroupReaderModel::chunk_answerable() const {
+    if (!open_frame_) return std::nullopt;
+    const std::size_t frame = *open_frame_;
+    const std::string what = "frame " + std::to_string(frame);
+    if (const auto aborted = group_->aborted()) return what + " of a group aborted with " + error_text(*aborted);
+    const std::string& written = *group_->bytes(frame);
+    if (written.size() > open_bytes_.size())
+        return what + " with bytes " + std::to_string(open_bytes_.size()) + ".." + std::to_string(written.size()) +
+               " written";
+    if (open_bytes_.size() == group_->declared(frame)) return what + " with all its bytes read";
+    return std::nullopt;
+}
+
+std::optional<std::string> GroupReaderModel::answerable_on(const GroupModel& group, Waiting waiting,
+                                                           bool following) const {
+    const auto fin = group.fin();
+    const auto aborted = group.aborted();
+    if (waiting != Waiting::finished && capped()) return cursor() + ", its cap " + std::to_string(*end_);
+    // A reader following the route waits out a failed copy for a replacement (G11),
+    // unless the copy ended with a verdict or the cursor drained it before it failed.
+    if (following && aborted && *aborted != model::Error::cancel && !(fin && index_ >= *fin)) return std::nullopt;
+    const std::string copy = following ? " of the copy the route serves" : "";
     if (waiting == Waiting::finished) {
         // The count does not depend on the cursor's cap: only on the end of the group.
-        if (aborted) return cursor() + " of a group aborted with " + error_text(*aborted);
-        if (const auto fin = group_->fin()) return cursor() + " of a group finished with " + std::to_string(*fin) + " frames";
+        if (aborted) return cursor() + copy + " of a group aborted with " + error_text(*aborted);
+        if (fin) return cursor() + copy + " of a group finished with " + std::to_string(*fin) + " frames";
         return std::nullopt;
     }
-    if (waiting == Waiting::chunk) {
-        if (!open_frame_) return std::nullopt;
-        const std::size_t frame = *open_frame_;
-        const std::string what = "frame " + std::to_string(frame);
-        if (aborted) return what + " of a group aborted with " + error_text(*aborted);
-        const std::string& written = *group_->bytes(frame);
-        if (written.size() > open_bytes_.size())
-            return what + " with bytes " + std::to_string(open_bytes_.size()) + ".." + std::to_string(written.size()) +
-                   " written";
-        if (open_bytes_.size() == group_->declared(frame)) return what + " with all its bytes read";
-        return std::nullopt;
-    }
-    if (capped()) return cursor() + ", its cap " + std::to_string(*end_);
-    if (aborted) return cursor() + " of a group aborted with " + error_text(*aborted);
-    if (const auto fin = group_->fin()) return cursor() + " of a group finished with " + std::to_string(*fin) + " frames";
-    const std::size_t available = waiting == Waiting::whole_frame ? group_->readable() : group_->next_index();
-    if (index_ < available) return cursor() + ", that frame " + (group_->complete(index_) ? "written" : "arriving");
+    if (aborted) return cursor() + copy + " of a group aborted with " + error_text(*aborted);
+    if (fin) return cursor() + copy + " of a group finished with " + std::to_string(*fin) + " frames";
+    const std::size_t available = waiting == Waiting::whole_frame ? group.readable() : group.next_index();
+    if (index_ < available) return cursor() + copy + ", that frame " + (group.complete(index_) ? "written" : "arriving");
     return std::nullopt;
 }
 
 std::optional<std::string> GroupReaderModel::quiescent(Waiting waiting) const {
     // Its deadline is a wake to come: the system cannot be quiet while the reader waits for it.
-    if (!stopped_ && waiting != Waiting::chunk && deadline_ && !capped())
+    if (!stopped_ && waiting != Waiting::chunk && deadline() && !capped())
         return "G10: missed wake: the reader is parked at " + cursor() + " with an expiry, its deadline " +
-               std::to_string(deadline_->since_start.count() / 1000000) + "ms, now " +
+               std::to_string(deadline()->since_start.count() / 1000000) + "ms, now " +
                std::to_string(now_.since_start.count() / 1000000) + "ms";
     const auto answer = answerable(waiting);
     if (!answer) return std::nullopt;

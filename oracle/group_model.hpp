@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,6 +78,35 @@ private:
     std::optional<model::Error> abort_;
 };
 
+// The route a recovering reader follows (G11): the copies of the group in the order the
+// route served them, and how the route ended. Copy 0 is the one every reader starts on;
+// a replica has the state of copy 0 when it is served and gets every write after, so
+// copies differ only where one of them failed on its own.
+class GroupRouteModel {
+public:
+    explicit GroupRouteModel(GroupModel first) { copies_.push_back(std::move(first)); }
+
+    // The route serves a new replica; its model, to be told the writes from now on.
+    GroupModel& serve() { return copies_.emplace_back(copies_.front()); }
+    void end(model::Error error) {
+        if (!end_) end_ = error;
+    }
+
+    [[nodiscard]] GroupModel& copy(std::size_t index) { return copies_[index]; }
+    [[nodiscard]] const GroupModel& copy(std::size_t index) const { return copies_[index]; }
+    [[nodiscard]] std::size_t count() const { return copies_.size(); }
+    [[nodiscard]] const GroupModel& serving() const { return copies_.back(); }
+    [[nodiscard]] std::optional<model::Error> ended() const { return end_; }
+    // Whether some copy has ended with `error`, so a reader on it may answer it.
+    [[nodiscard]] bool some_copy_aborted_with(model::Error error) const;
+    // Whether a copy other than the first failed on its own.
+    [[nodiscard]] bool some_replica_failed() const;
+
+private:
+    std::deque<GroupModel> copies_;  // a deque: readers keep references across serve()
+    std::optional<model::Error> end_;
+};
+
 // One consumer of the group: its cursor, its cap, the frame it reads in chunks.
 class GroupReaderModel {
 public:
@@ -95,9 +125,14 @@ public:
     // The reader's own changes.
     void skip_to(std::size_t index);
     void with_end(std::optional<std::size_t> end) { end_ = end; }
-    // with_expiry: the group goes stale for this reader at `deadline` (its start plus its
-    // budget, or the policy's when the reader has none).
-    void with_expiry(kio::Instant deadline) { deadline_ = deadline; }
+    // with_expiry: the group goes stale for this reader at `start` plus its budget when it
+    // has a recover with one, or the policy's budget otherwise (G10).
+    void with_expiry(kio::Instant start, kio::Duration policy);
+    // The reader's own budget (its preferences) changed; it counts while a recover is
+    // attached. A verdict in the poll running when it changed may use either (G10).
+    void budget_changed(std::optional<kio::Duration> budget);
+    // A recover is attached: the budget counts; with `route`, the reader follows it (G11).
+    void with_recover(const GroupRouteModel* route);
 
     // The history's clock: the virtual time of what the reader is told next.
     void at_time(kio::Instant now) { now_ = now; }
@@ -132,16 +167,29 @@ public:
 
 private:
     [[nodiscard]] bool capped() const { return end_ && index_ >= *end_; }
+    [[nodiscard]] std::optional<kio::Instant> deadline() const;
     // The reader asks its expiry (G10): it has one, is not capped, and its deadline passed.
-    [[nodiscard]] bool stale() const { return deadline_ && !capped() && now_ >= *deadline_; }
+    [[nodiscard]] bool stale() const { return deadline() && !capped() && now_ >= *deadline(); }
+    // Stale by any budget in force during the poll that answered.
+    [[nodiscard]] bool stale_in_poll() const {
+        return stale() || (earliest_deadline_ && !capped() && now_ >= *earliest_deadline_);
+    }
     // An expiry verdict: `old` needs content unread when it was given, a clean end none
-    // when the poll began (writes between the two may be seen or not).
+    // when the poll began (writes between the two may be seen or not). A reader following
+    // the route may sit on a replica that failed, where everything short of the end is unread.
     [[nodiscard]] bool old_legal() const {
-        return stale() && GroupModel::unread_from(group_->progress(), index_);
+        return stale_in_poll() && (GroupModel::unread_from(group_->progress(), index_) ||
+                                   (route_ && route_->some_replica_failed()));
     }
     [[nodiscard]] bool expiry_end_legal() const {
-        return stale() && !GroupModel::unread_from(earliest_verdict_, index_);
+        return stale_in_poll() && !GroupModel::unread_from(earliest_verdict_, index_);
     }
+    // An error a reader following the route may answer (G11): the route's end, or a
+    // verdict a copy ended with; any other failure of a copy is recovered from.
+    [[nodiscard]] std::optional<std::string> following_error(model::Error error, const std::string& what) const;
+    // What a parked read could answer, judged on one copy of the group.
+    [[nodiscard]] std::optional<std::string> answerable_on(const GroupModel& group, Waiting waiting, bool following) const;
+    [[nodiscard]] std::optional<std::string> chunk_answerable() const;
     [[nodiscard]] std::string at() const { return "at " + cursor(); }
     [[nodiscard]] std::string cursor() const { return "frame " + std::to_string(index_); }
 
@@ -149,7 +197,12 @@ private:
     std::size_t index_;
     std::optional<std::size_t> end_;
     bool stopped_ = false;
-    std::optional<kio::Instant> deadline_;
+    std::optional<kio::Instant> expiry_start_;
+    kio::Duration policy_{};
+    std::optional<kio::Duration> budget_;
+    bool has_recover_ = false;
+    const GroupRouteModel* route_ = nullptr;     // the route it follows, if it does
+    std::optional<kio::Instant> earliest_deadline_;  // the earliest in force since the poll began
     kio::Instant now_;
     GroupModel::Progress earliest_verdict_;  // the group when the verdict could first have come
     GroupModel::Progress this_poll_;

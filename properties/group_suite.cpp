@@ -7,14 +7,18 @@
 // poll, or poll_finished. Readers may start with a cap or a skip; while they read, the
 // driver asks them to change their cap, start or range (their own changes: disarm
 // points), to attach a deadline expiry on the simulator's clock (a reader may have a
-// budget of its own, through a recover), or pokes their task (a wake from another
-// future, which the gates must ride out without walking). The group model judges every
+// budget of its own, through a recover, which the driver may change), to follow the route
+// (a recover that continues the group from the copy the route serves), or pokes their
+// task (a wake from another future, which the gates must ride out without walking). The
+// route serves replicas of the group (each gets every write), a replica may fail on its
+// own, and the route may end with an error. The group model judges every
 // write's answer, every read (safety), every read after an end (sticky), every answer a
 // gate gives without walking, where each reader parks once the system is quiet
 // (liveness), and every reader's walks (the idle path and its budget).
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -27,6 +31,7 @@
 #include "properties/poll_checks.hpp"
 #include "properties/suites.hpp"
 #include "sim/executor.hpp"
+#include "support/test_recover.hpp"
 
 namespace moq::properties {
 
@@ -35,11 +40,14 @@ namespace {
 using namespace std::chrono_literals;
 using Waiting = oracle::GroupReaderModel::Waiting;
 
+// The writes come first: once the producer is gone they are skipped.
 enum class Op : std::uint8_t {
-    frame, start, chunk, open, end, finish, abort, cap, skip, range, poke, yield, advance, drop, expire
+    frame, start, chunk, open, end, finish, abort, cap, skip, range, poke, yield, advance, drop, expire,
+    serve, fail, budget, follow, end_route
 };
-constexpr std::array<const char*, 15> op_names{"frame", "start", "chunk", "open",    "end",  "finish", "abort", "cap",
-                                               "skip",  "range", "poke",  "yield",   "advance", "drop", "expire"};
+constexpr std::array<const char*, 20> op_names{"frame", "start",   "chunk", "open",  "end",    "finish",   "abort",
+                                               "cap",   "skip",    "range", "poke",  "yield",  "advance",  "drop",
+                                               "expire", "serve",  "fail",  "budget", "follow", "end_route"};
 
 struct Step {
     Op op = Op::frame;
@@ -59,6 +67,7 @@ struct ReaderSpec {
     std::uint8_t skip = 0;   // skip_to(skip) before the first read
     // The reader's own expiry budget (advance_of), given by its recover's poll_budget.
     std::optional<std::uint8_t> budget;
+    bool follows = false;  // follows the route from the start (G11)
 };
 
 // The group's limits (G3), drawn small so that writes reach them; none: the defaults.
@@ -86,6 +95,11 @@ constexpr std::array<model::Error, 4> abort_errors{model::Error::cancel, model::
                                                    model::Error::not_found, model::Error::too_large};
 model::Error abort_error_of(std::uint8_t n) { return abort_errors[n % abort_errors.size()]; }
 
+// How a replica fails on its own, or how the route ends: failures a recover continues from.
+constexpr std::array<model::Error, 3> copy_errors{model::Error::route_failed, model::Error::not_found,
+                                                  model::Error::dropped};
+model::Error copy_error_of(std::uint8_t n) { return copy_errors[n % copy_errors.size()]; }
+
 model::GroupLimits limits_of(const std::optional<Limits>& limits) {
     if (!limits) return {};
     return model::GroupLimits{limits->bytes, limits->frames};
@@ -98,27 +112,10 @@ std::string answer_text(std::optional<model::Error> error) {
 // A change the driver asks a reader to make to itself, or a poke: a wake of the reader's
 // task that changes nothing, as another future of the same task would.
 struct Command {
-    enum class Kind : std::uint8_t { poke, cap, skip, range, expiry } kind = Kind::poke;
+    enum class Kind : std::uint8_t { poke, cap, skip, range, expiry, follow } kind = Kind::poke;
     // cap: with_end(index); skip: skip_to(index); range: with_range(index, index + 1);
     // expiry: with_expiry of a deadline policy whose budget is advance_of(index)
     std::size_t index = 0;
-};
-
-// A recover that only gives the reader's budget: it never looks past the copy it has.
-class BudgetRecover final : public model::Recover {
-public:
-    explicit BudgetRecover(kio::Duration budget) : budget_(budget) {}
-    std::optional<kio::Duration> poll_budget(const kio::Waiter&) override { return budget_; }
-    bool wants(std::optional<model::Error>, const kio::Waiter&) override { return false; }
-    kio::Poll<std::variant<model::Replacement, model::Error>> poll(std::size_t, std::optional<model::Error>,
-                                                                   const kio::Waiter&) override {
-        return kio::Poll<std::variant<model::Replacement, model::Error>>::pending();
-    }
-    void adopt(const model::Replacement&) override {}
-    [[nodiscard]] std::unique_ptr<model::Recover> clone() const override { return std::make_unique<BudgetRecover>(*this); }
-
-private:
-    kio::Duration budget_;
 };
 
 // One reader task's state, as the driver and the oracle see it.
@@ -132,6 +129,8 @@ struct Reader {
     oracle::GroupReaderModel model;
     std::string name;
     Mailbox<Command> mailbox;
+    kio::Producer<test::TestPreferences> preferences;  // the reader's own budget, changed by the driver
+    bool follows = false;                              // its recover follows the route
     IdleChecks checks;
     Waiting waiting = Waiting::whole_frame;
     std::uint32_t task = 0;
@@ -142,9 +141,10 @@ public:
     Run(const GroupCase& value, const RunSettings& settings)
         : value_(value),
           executor_(simulation_options(value.seed, value.drive, settings)),
-          producer_(std::in_place, 0, limits_of(value.limits)),
-          origin_(producer_->consume()),
-          group_(limits_of(value.limits).max_bytes, limits_of(value.limits).max_frames),
+          origin_(copies_.emplace_back(std::in_place, 0, limits_of(value.limits))->consume()),
+          route_model_(oracle::GroupModel(limits_of(value.limits).max_bytes, limits_of(value.limits).max_frames)),
+          group_(route_model_.copy(0)),
+          route_(test::TestRouteState{0, origin_.cell(), std::nullopt}),
           start_(executor_.clock().now()) {}
 
     CaseOutcome go() {
@@ -152,6 +152,10 @@ public:
         for (std::size_t i = 0; i < value_.readers.size(); ++i) {
             readers_.push_back(std::make_unique<Reader>(group_, value_.readers[i], i));
             Reader& reader = *readers_.back();
+            if (reader.spec.budget) reader.preferences.modify([&](test::TestPreferences& preferences) {
+                preferences.budget = advance_of(*reader.spec.budget);
+            });
+            reader.model.budget_changed(reader.preferences.read([](const test::TestPreferences& p) { return p.budget; }));
             reader.task = executor_.spawn(reader.name, [this, &reader](sim::Task& task) { read(task, reader); });
         }
         executor_.on_quiescence([this]() -> std::optional<std::string> {
@@ -180,17 +184,31 @@ private:
         if (found) fail(std::string(rule) + ": " + *found);
     }
 
-    void compare(const char* what, std::optional<model::Error> got, std::optional<model::Error> expected) {
+    void compare(const char* what, std::size_t copy, std::optional<model::Error> got,
+                 std::optional<model::Error> expected) {
         if (got != expected)
             fail(std::string(expected == model::Error::too_large || got == model::Error::too_large ? "G3: " : "G2: ") +
-                 what + " answered " + answer_text(got) + ", the model " + answer_text(expected));
+                 what + (copy == 0 ? "" : " to replica " + std::to_string(copy)) + " answered " + answer_text(got) +
+                 ", the model " + answer_text(expected));
+    }
+
+    // One write, to every copy of the group that still has its producer and to that copy's
+    // model, each answer compared; kept so a replica served later starts from the same.
+    template <class Write>
+    void write_each(const char* what, Write write) {
+        for (std::size_t i = 0; i < copies_.size(); ++i) {
+            if (!copies_[i]) continue;
+            const auto expected = write(route_model_.copy(i));
+            compare(what, i, write(*copies_[i]), expected);
+        }
+        log_.push_back([write](model::GroupProducer& replica) { static_cast<void>(write(replica)); });
     }
 
     void drive(sim::Task& task) {
         for (const Step& step : value_.steps) {
             task.yield();
-            // Once the producer is gone only the readers' own steps and time remain.
-            if (!producer_ && step.op <= Op::abort) continue;
+            // Once the producer is gone only the readers' own steps, the route and time remain.
+            if (!copies_[0] && step.op <= Op::abort) continue;
             apply(task, step);
         }
     }
@@ -201,9 +219,14 @@ private:
             case Op::start: return start_frame(step.n);
             case Op::chunk: return write_chunk(step.n);
             case Op::open: return open_frame(step.n);
-            case Op::end: return compare("end_frame", producer_->end_frame(), group_.end_frame());
-            case Op::finish: return compare("finish", producer_->finish(), group_.finish());
+            case Op::end: return write_each("end_frame", [](auto& group) { return group.end_frame(); });
+            case Op::finish: return write_each("finish", [](auto& group) { return group.finish(); });
             case Op::abort: return abort(abort_error_of(step.n));
+            case Op::serve: return serve();
+            case Op::fail: return fail_replica(copy_error_of(step.n));
+            case Op::end_route: return end_route(copy_error_of(step.n));
+            case Op::budget: return change_budget(step);
+            case Op::follow: return post(step, Command::Kind::follow);
             case Op::cap: return post(step, Command::Kind::cap);
             case Op::skip: return post(step, Command::Kind::skip);
             case Op::range: return post(step, Command::Kind::range);
@@ -218,19 +241,16 @@ private:
     // Each attempt its own letter, so a frame read at the wrong index shows.
     void write_frame(std::size_t size) {
         const std::string payload(size, static_cast<char>('a' + frames_written_++ % 26));
-        const auto expected = group_.write_frame(payload);
-        compare("write_frame", producer_->write_frame(payload), expected);
+        write_each("write_frame", [payload](auto& group) { return group.write_frame(payload); });
     }
 
     void start_frame(std::size_t size) {
-        const auto expected = group_.start_frame(size);
-        compare("start_frame", producer_->start_frame(size), expected);
+        write_each("start_frame", [size](auto& group) { return group.start_frame(size); });
     }
 
     void write_chunk(std::size_t size) {
         const std::string bytes(size, static_cast<char>('A' + chunks_written_++ % 26));
-        const auto expected = group_.write_chunk(bytes);
-        compare("write_chunk", producer_->write_chunk(bytes), expected);
+        write_each("write_chunk", [bytes](auto& group) { return group.write_chunk(bytes); });
     }
 
     // A frame's bytes all at once, committed by a later end: the frame is readable in
@@ -241,13 +261,58 @@ private:
     }
 
     void abort(model::Error error) {
-        group_.abort(error);
-        producer_->abort(error);
+        write_each("abort", [error](auto& group) {
+            group.abort(error);
+            return std::optional<model::Error>();
+        });
     }
 
+    // The last producer of every copy goes (G7).
     void drop() {
-        group_.drop();
-        producer_.reset();
+        for (std::size_t i = 0; i < copies_.size(); ++i) {
+            route_model_.copy(i).drop();
+            copies_[i].reset();
+        }
+        dropped_ = true;
+    }
+
+    // The route serves a replica: a new copy given every write so far (G11).
+    void serve() {
+        std::optional<model::GroupProducer> replica(std::in_place, 0, limits_of(value_.limits));
+        for (const auto& write : log_) write(*replica);
+        const model::GroupCell cell = replica->consume().cell();
+        if (dropped_) replica.reset();  // its producer went with the others'
+        copies_.push_back(std::move(replica));
+        static_cast<void>(route_model_.serve());
+        route_.modify([&](test::TestRouteState& state) {
+            ++state.generation;
+            state.serving = cell;
+        });
+    }
+
+    // The copy the route serves fails on its own; the first copy never does.
+    void fail_replica(model::Error error) {
+        if (copies_.size() < 2 || !copies_.back()) return;
+        route_model_.copy(copies_.size() - 1).abort(error);
+        copies_.back()->abort(error);
+    }
+
+    void end_route(model::Error error) {
+        if (route_model_.ended()) return;
+        route_model_.end(error);
+        route_.modify([&](test::TestRouteState& state) {
+            ++state.generation;
+            state.end = error;
+        });
+    }
+
+    // The reader's preferences change its budget; it counts once a recover reads it.
+    void change_budget(const Step& step) {
+        if (readers_.empty()) return;
+        Reader& reader = *readers_[step.reader % readers_.size()];
+        const kio::Duration budget = advance_of(step.n);
+        reader.model.budget_changed(budget);
+        reader.preferences.modify([&](test::TestPreferences& preferences) { preferences.budget = budget; });
     }
 
     void post(const Step& step, Command::Kind kind) {
@@ -284,19 +349,30 @@ private:
                     reader.model.with_end(command.index + 1);
                     break;
                 case Command::Kind::expiry: attach_expiry(task, reader, consumer, command.index); break;
+                case Command::Kind::follow:
+                    if (reader.follows) continue;
+                    follow_route(reader, consumer);
+                    break;
             }
             changed = true;
         }
         return changed;
     }
 
-    // A deadline policy from the group's start; the reader's own budget, when it has one,
-    // decides instead of the policy's (G10).
+    // A deadline policy from the group's start; the reader's own budget, when it has a
+    // recover to give it, decides instead of the policy's (G10).
     void attach_expiry(sim::Task& task, Reader& reader, model::GroupConsumer& consumer, std::size_t n) {
         const kio::Duration policy = advance_of(static_cast<std::uint8_t>(n));
         consumer.with_expiry(std::make_shared<model::DeadlineExpiry>(task.clock(), start_, policy));
-        const kio::Duration budget = reader.spec.budget ? advance_of(*reader.spec.budget) : policy;
-        reader.model.with_expiry(start_ + budget);
+        reader.model.with_expiry(start_, policy);
+    }
+
+    // From now on the read continues from the copy the route serves when its copy fails
+    // or stalls (G11). The reader reads the first copy until then: generation 0.
+    void follow_route(Reader& reader, model::GroupConsumer& consumer) {
+        consumer.with_recover(std::make_unique<test::TestRecover>(route_.consume(), reader.preferences.consume(), 0));
+        reader.model.with_recover(&route_model_);
+        reader.follows = true;
     }
 
     // A whole-frame read the gate answered without walking stands for the last walk:
@@ -385,7 +461,12 @@ private:
         model::GroupConsumer consumer = origin_;  // a clone: the producer may be gone by now
         if (reader.spec.skip != 0) consumer.skip_to(reader.spec.skip);
         if (reader.spec.capped) consumer.with_end(reader.spec.end);
-        if (reader.spec.budget) consumer.with_recover(std::make_unique<BudgetRecover>(advance_of(*reader.spec.budget)));
+        if (reader.spec.follows) {
+            follow_route(reader, consumer);
+        } else if (reader.spec.budget) {
+            consumer.with_recover(std::make_unique<test::BudgetRecover>(reader.preferences.consume()));
+            reader.model.with_recover(nullptr);
+        }
         switch (reader.spec.way) {
             case Way::frame: return read_frames_one_by_one(task, reader, consumer);
             case Way::frames: return read_batches(task, reader, consumer);
@@ -496,9 +577,15 @@ private:
 
     const GroupCase& value_;
     sim::Executor executor_;
-    std::optional<model::GroupProducer> producer_;
+    // The group's copies: the first, which every reader starts on, then the replicas the
+    // route served; a copy's producer is gone once dropped.
+    std::vector<std::optional<model::GroupProducer>> copies_;
     const model::GroupConsumer origin_;
-    oracle::GroupModel group_;
+    oracle::GroupRouteModel route_model_;
+    oracle::GroupModel& group_;  // the first copy's model
+    kio::Producer<test::TestRouteState> route_;
+    std::vector<std::function<void(model::GroupProducer&)>> log_;  // every write, for a replica to replay
+    bool dropped_ = false;
     kio::Instant start_;  // the group's start, which its expiry is measured from
     std::size_t frames_written_ = 0;
     std::size_t chunks_written_ = 0;
@@ -522,6 +609,10 @@ ReaderSpec parse_reader(const nlohmann::json& json) {
     if (!json.contains("skip")) throw std::invalid_argument("'skip' must be a whole number");
     spec.skip = require_small(json["skip"], 255, "skip");
     if (json.contains("budget")) spec.budget = require_small(json["budget"], 255, "budget");
+    if (json.contains("follows")) {
+        if (!json["follows"].is_boolean()) throw std::invalid_argument("'follows' must be true or false");
+        spec.follows = json["follows"].get<bool>();
+    }
     return spec;
 }
 
@@ -542,7 +633,12 @@ struct Traits {
                                                                   {4, Op::yield},
                                                                   {5, Op::advance},
                                                                   {1, Op::drop},
-                                                                  {2, Op::expire}})),
+                                                                  {2, Op::expire},
+                                                                  {2, Op::serve},
+                                                                  {1, Op::fail},
+                                                                  {2, Op::budget},
+                                                                  {1, Op::follow},
+                                                                  {1, Op::end_route}})),
             rc::gen::set(&Step::reader, rc::gen::inRange<std::uint8_t>(0, 3)),
             rc::gen::set(&Step::n, rc::gen::inRange<std::uint8_t>(0, 5)));
         const auto reader = rc::gen::build<ReaderSpec>(
@@ -556,6 +652,7 @@ struct Traits {
             rc::gen::set(&ReaderSpec::capped, rc::gen::element(false, true)),
             rc::gen::set(&ReaderSpec::end, rc::gen::inRange<std::uint8_t>(1, 5)),
             rc::gen::set(&ReaderSpec::skip, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 1}, {1, 2}})),
+            rc::gen::set(&ReaderSpec::follows, rc::gen::weightedElement<bool>({{2, false}, {1, true}})),
             rc::gen::set(&ReaderSpec::budget,
                          rc::gen::map(rc::gen::maybe(rc::gen::inRange<std::uint8_t>(0, 6)), [](const rc::Maybe<std::uint8_t>& drawn) {
                              return drawn ? std::optional<std::uint8_t>(*drawn) : std::nullopt;
@@ -592,7 +689,10 @@ struct Traits {
                                {"end", spec.capped ? nlohmann::json(spec.end) : nlohmann::json(nullptr)},
                                {"skip", spec.skip}});
         for (std::size_t i = 0; i < value.readers.size(); ++i)
+        {
             if (value.readers[i].budget) readers[i]["budget"] = *value.readers[i].budget;
+            if (value.readers[i].follows) readers[i]["follows"] = true;
+        }
         nlohmann::json json{{"steps", steps}, {"readers", readers}, {"drive", drive_name(value.drive)}, {"seed", value.seed}};
         if (value.limits) json["limits"] = {{"bytes", value.limits->bytes}, {"frames", value.limits->frames}};
         return json;
@@ -637,6 +737,7 @@ struct Traits {
             if (spec.way == Way::frames) out << " by " << int{spec.batch};
             if (spec.capped) out << " end " << int{spec.end};
             if (spec.skip) out << " skip " << int{spec.skip};
+            if (spec.follows) out << " following";
             if (spec.budget)
                 out << " budget " << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(*spec.budget)).count()
                     << "ms";
@@ -652,7 +753,11 @@ struct Traits {
                 case Op::chunk:
                 case Op::open: out << "(" << int{step.n} << ")"; break;
                 case Op::abort: out << "(" << model::error_name(abort_error_of(step.n)) << ")"; break;
-                case Op::poke: out << "(r" << step.reader % value.readers.size() << ")"; break;
+                case Op::fail:
+                case Op::end_route: out << "(" << model::error_name(copy_error_of(step.n)) << ")"; break;
+                case Op::poke:
+                case Op::follow: out << "(r" << step.reader % value.readers.size() << ")"; break;
+                case Op::budget:
                 case Op::expire:
                     out << "(r" << step.reader % value.readers.size() << ","
                         << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(step.n)).count() << "ms)";

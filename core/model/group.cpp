@@ -225,12 +225,17 @@ kio::Poll<Next<T>> GroupConsumer::gated(const kio::Waiter& waiter, Walk&& walk) 
                        [&](const kio::Waiter& through) -> kio::Poll<Next<T>> { return walk(through); });
 }
 
+template <class T>
+kio::Poll<Next<T>> GroupConsumer::give_up(kio::Poll<Next<T>> result) {
+    if (result.is_ready() && result.value().is_error()) given_up_ = result.value().error();
+    return result;
+}
+
 template <class T, class Read>
 kio::Poll<Next<T>> GroupConsumer::resumed(const kio::Waiter& waiter, Read&& read) {
-    // Bounded: a route that keeps offering copies that fail at once must not spin.
     for (int adoptions = 0;; ++adoptions) {
         kio::Poll<Next<T>> result = read(waiter);
-        if (expired_ || ended_ || !recover_ || adoptions == 8) return result;
+        if (expired_ || ended_ || !recover_) return result;
         if (result.is_ready() && result.value().is_item()) return result;
         if (result.is_ready() && result.value().is_end()) {
             recover_.reset();  // nothing more is needed from any copy
@@ -238,9 +243,11 @@ kio::Poll<Next<T>> GroupConsumer::resumed(const kio::Waiter& waiter, Read&& read
         }
         const std::optional<Error> failed =
             result.is_ready() ? std::optional<Error>(result.value().error()) : std::nullopt;
+        // An error handed out is final (G11): a later change of route cannot take it back.
+        if (adoptions == max_adoptions) return give_up<T>(std::move(result));
         kio::schedule_point("group.before_route");
         const kio::Waiter& route_waiter = registering(MOQ_SITE("group.route.register", register_input), waiter);
-        if (!recover_->wants(failed, route_waiter)) return result;
+        if (!recover_->wants(failed, route_waiter)) return give_up<T>(std::move(result));
         kio::schedule_point("group.before_recover");
         auto replacement = recover_->poll(index_, failed, waiter);
         if (replacement.is_pending()) {

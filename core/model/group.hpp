@@ -165,6 +165,11 @@ private:
     // Runs `read` and, while it fails or stalls, replaces the copy through the recover.
     template <class T, class Read>
     kio::Poll<Next<T>> resumed(const kio::Waiter& waiter, Read&& read);
+    // An error the resume loop hands out stays the answer of every later read.
+    template <class T>
+    kio::Poll<Next<T>> give_up(kio::Poll<Next<T>> result);
+    // Bounded: a route that keeps offering copies that fail at once must not spin.
+    static constexpr int max_adoptions = 8;
     // The verdict for a read about to park: nullopt to stay Pending.
     std::optional<Next<std::monostate>> expiry_verdict(const kio::Waiter& waiter);
     [[nodiscard]] bool capped() const { return end_ && index_ >= *end_; }

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <initializer_list>
 #include <memory>
+#include <optional>
+#include <variant>
 
 #include "kio/cell.hpp"
 #include "kio/clock.hpp"
@@ -74,7 +76,7 @@ struct Route {
     void serve(std::shared_ptr<GroupProducer> copy) {
         route.modify([&](TestRouteState& state) {
             ++state.generation;
-            state.serving = std::move(copy);
+            state.serving = copy->consume().cell();
         });
     }
 };
@@ -263,7 +265,7 @@ TEST_CASE("an_adopted_replacement_disarms_the_gate") {
     // The route's write is visible before its wake lands (it wakes after unlocking).
     route.route.modify_quietly([&](TestRouteState& state) {
         ++state.generation;
-        state.serving = replacement;
+        state.serving = replacement->consume().cell();
     });
     CHECK(consumer.poll_finished(waiter).is_pending());  // adopts the new copy, which is not finished
     CHECK(frame_of(consumer.poll_read_frame(waiter)) == "from the new copy");
@@ -351,6 +353,84 @@ TEST_CASE("a_failed_copy_continues_from_the_replacement") {
     route.serve(replacement);
     CHECK(frame_of(consumer.poll_read_frame(waiter)) == "b");
     CHECK(ended(consumer.poll_read_frame(waiter)));
+}
+
+TEST_CASE("g11_a_route_that_ends_releases_a_waiting_read_with_its_error") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer failing{4};
+    Route route;
+    GroupConsumer consumer = failing.consume();
+    consumer.with_recover(route.recover(0));
+    failing.abort(Error::route_failed);
+    CHECK(consumer.poll_read_frame(waiter).is_pending());  // waiting for a replacement
+    route.route.modify([](TestRouteState& state) {
+        ++state.generation;
+        state.end = Error::not_found;
+    });
+    CHECK(task.wakes() == 1);
+    auto answer = consumer.poll_read_frame(waiter);
+    REQUIRE(answer.is_ready());
+    CHECK(answer.value().error() == Error::not_found);
+}
+
+TEST_CASE("g11_an_error_a_recovering_read_hands_out_is_final") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer cancelled{4};
+    auto replacement = copy_of_group({"a"}, true);
+    Route route;
+    GroupConsumer consumer = cancelled.consume();
+    consumer.with_recover(route.recover(0));
+    cancelled.abort(Error::cancel);  // a verdict: answered, not recovered from
+    auto first = consumer.poll_read_frame(waiter);
+    REQUIRE(first.is_ready());
+    CHECK(first.value().error() == Error::cancel);
+    route.serve(replacement);  // a later route cannot take the answer back
+    auto again = consumer.poll_read_frame(waiter);
+    REQUIRE(again.is_ready());
+    CHECK(again.value().error() == Error::cancel);
+}
+
+namespace {
+
+// A route that offers one more copy every time it is asked, each failed already.
+class EndlessFailingRoute final : public moq::model::Recover {
+public:
+    using Answer = std::variant<moq::model::Replacement, Error>;
+    explicit EndlessFailingRoute(int& adopted) : adopted_(&adopted) {}
+    std::optional<Duration> poll_budget(const Waiter&) override { return std::nullopt; }
+    bool wants(std::optional<Error>, const Waiter&) override { return true; }
+    moq::kio::Poll<Answer> poll(std::size_t, std::optional<Error>, const Waiter&) override {
+        GroupProducer copy{4};
+        copy.abort(Error::route_failed);
+        return Answer(moq::model::Replacement{copy.consume().cell(), nullptr, 0});
+    }
+    void adopt(const moq::model::Replacement&) override { ++*adopted_; }
+    [[nodiscard]] std::unique_ptr<Recover> clone() const override { return std::make_unique<EndlessFailingRoute>(*this); }
+
+private:
+    int* adopted_;
+};
+
+}  // namespace
+
+TEST_CASE("g11_a_read_adopts_at_most_eight_replacements_a_call") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer failing{4};
+    failing.abort(Error::route_failed);
+    int adopted = 0;
+    GroupConsumer consumer = failing.consume();
+    consumer.with_recover(std::make_unique<EndlessFailingRoute>(adopted));
+    auto answer = consumer.poll_read_frame(waiter);
+    REQUIRE(answer.is_ready());
+    CHECK(answer.value().error() == Error::route_failed);
+    CHECK(adopted == 8);
+    auto again = consumer.poll_read_frame(waiter);  // final: no more adoptions
+    REQUIRE(again.is_ready());
+    CHECK(again.value().error() == Error::route_failed);
+    CHECK(adopted == 8);
 }
 
 TEST_CASE("a_group_waiting_for_recovery_still_expires") {

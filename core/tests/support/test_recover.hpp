@@ -1,9 +1,12 @@
-// A small route and preferences pair for group tests: the route serves one copy of
-// the group at a time, the preferences carry the reader's budget.
+// A small route and preferences pair for group reads with a recover: the route serves
+// one copy of the group at a time and may end with an error, the preferences carry the
+// reader's budget. The unit tests and the group suite's driver both use it.
 #pragma once
 
 #include <memory>
 #include <optional>
+#include <utility>
+#include <variant>
 
 #include "kio/cell.hpp"
 #include "model/group.hpp"
@@ -12,8 +15,9 @@
 namespace moq::test {
 
 struct TestRouteState {
-    std::uint64_t generation = 0;
-    std::shared_ptr<model::GroupProducer> serving;
+    std::uint64_t generation = 0;                // moves with every copy served and with the end
+    std::optional<model::GroupCell> serving;     // the copy the route serves, if any
+    std::optional<model::Error> end;             // the route ended: no copy will come
 };
 
 struct TestPreferences {
@@ -22,6 +26,8 @@ struct TestPreferences {
 
 class TestRecover final : public model::Recover {
 public:
+    using Answer = std::variant<model::Replacement, model::Error>;
+
     TestRecover(kio::Consumer<TestRouteState> route, kio::Consumer<TestPreferences> preferences,
                 std::uint64_t generation)
         : route_(std::move(route)), preferences_(std::move(preferences)), generation_(generation) {}
@@ -37,15 +43,11 @@ public:
         return now != generation_;
     }
 
-    kio::Poll<std::variant<model::Replacement, model::Error>> poll(std::size_t, std::optional<model::Error> failed,
-                                                                  const kio::Waiter& waiter) override {
-        auto [generation, serving] = route_.read_and_watch(waiter, [](const TestRouteState& state) {
-            return std::pair(state.generation, state.serving);
-        });
-        if (!serving || (generation == generation_ && !failed) || generation == generation_)
-            return kio::Poll<std::variant<model::Replacement, model::Error>>::pending();
-        return std::variant<model::Replacement, model::Error>(
-            model::Replacement{serving->consume().cell(), nullptr, generation});
+    kio::Poll<Answer> poll(std::size_t, std::optional<model::Error>, const kio::Waiter& waiter) override {
+        const TestRouteState route = route_.read_and_watch(waiter, [](const TestRouteState& state) { return state; });
+        if (route.end) return Answer(*route.end);
+        if (!route.serving || route.generation == generation_) return kio::Poll<Answer>::pending();
+        return Answer(model::Replacement{*route.serving, nullptr, route.generation});
     }
 
     void adopt(const model::Replacement& replacement) override { generation_ = replacement.generation; }
@@ -58,6 +60,29 @@ private:
     kio::Consumer<TestRouteState> route_;
     kio::Consumer<TestPreferences> preferences_;
     std::uint64_t generation_;
+};
+
+// A recover that gives only the reader's budget: it never looks past the copy it has.
+class BudgetRecover final : public model::Recover {
+public:
+    using Answer = std::variant<model::Replacement, model::Error>;
+
+    explicit BudgetRecover(kio::Consumer<TestPreferences> preferences) : preferences_(std::move(preferences)) {}
+
+    std::optional<kio::Duration> poll_budget(const kio::Waiter& waiter) override {
+        return preferences_.read_and_watch(waiter, [](const TestPreferences& p) { return p.budget; });
+    }
+    bool wants(std::optional<model::Error>, const kio::Waiter&) override { return false; }
+    kio::Poll<Answer> poll(std::size_t, std::optional<model::Error>, const kio::Waiter&) override {
+        return kio::Poll<Answer>::pending();
+    }
+    void adopt(const model::Replacement&) override {}
+    [[nodiscard]] std::unique_ptr<model::Recover> clone() const override {
+        return std::make_unique<BudgetRecover>(preferences_);
+    }
+
+private:
+    kio::Consumer<TestPreferences> preferences_;
 };
 
 }  // namespace moq::test
