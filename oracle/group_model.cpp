@@ -331,6 +331,10 @@ std::optional<std::string> GroupReaderModel::quiescent(Waiting waiting) const {
         return "G10: missed wake: the reader is parked at " + cursor() + " with an expiry, its deadline " +
                std::to_string(deadline()->since_start.count() / 1000000) + "ms, now " +
                std::to_string(now_.since_start.count() / 1000000) + "ms";
+    return settled(waiting);
+}
+
+std::optional<std::string> GroupReaderModel::settled(Waiting waiting) const {
     const auto answer = answerable(waiting);
     if (!answer) return std::nullopt;
     const char* in = waiting == Waiting::whole_frame  ? "a whole-frame read"
@@ -338,7 +342,8 @@ std::optional<std::string> GroupReaderModel::quiescent(Waiting waiting) const {
                      : waiting == Waiting::either     ? "a whole-frame read and poll_next_frame"
                      : waiting == Waiting::chunk      ? "a chunk read"
                                                       : "poll_finished";
-    return "G13: missed wake: the reader is parked in " + std::string(in) + " at " + *answer;
+    return std::string(stale() && waiting != Waiting::chunk ? "G10" : "G13") + ": missed wake: the reader is parked in " +
+           in + " at " + *answer;
 }
 
 }  // namespace moq::oracle

@@ -161,6 +161,8 @@ public:
     [[nodiscard]] std::optional<std::string> answerable(Waiting waiting) const;
     // With no task runnable and no deadline pending, the reader parked in `waiting`.
     [[nodiscard]] std::optional<std::string> quiescent(Waiting waiting) const;
+    // With no task runnable, before the clock moves on: parked where it could answer.
+    [[nodiscard]] std::optional<std::string> settled(Waiting waiting) const;
 
     [[nodiscard]] bool stopped() const { return stopped_; }
     [[nodiscard]] std::size_t index() const { return index_; }

@@ -354,6 +354,9 @@ RunResult Executor::run() {
 
         if (runnable_.empty()) {
             if (const auto next = clock_.next_deadline()) {
+                if (settled_) {
+                    if (std::optional<std::string> missed = settled_()) return finish(Outcome::missed_wake, *missed);
+                }
                 kio::Instant to = *next;
                 if (options_.clock_jumps_per_1000 != 0 && random_.chance(options_.clock_jumps_per_1000, 1000)) {
                     const auto extra = static_cast<std::uint64_t>(options_.clock_jump_max.count());

@@ -134,6 +134,9 @@ public:
     // Called when no task can run and no deadline is pending, before a deadlock is
     // declared: return a message to declare a missed wake.
     void on_quiescence(std::function<std::optional<std::string>()> check) { quiescence_ = std::move(check); }
+    // Called when no task can run but a deadline is pending, before the clock moves to it:
+    // every task is parked, so one that could go on has missed a wake already.
+    void on_settled(std::function<std::optional<std::string>()> check) { settled_ = std::move(check); }
 
     [[nodiscard]] TaskStats task_stats(std::uint32_t task) const;
     [[nodiscard]] VirtualClock& clock() { return clock_; }
@@ -175,6 +178,7 @@ private:
     std::uint64_t wakes_ = 0;
     std::uint64_t next_identity_ = 1;
     std::function<std::optional<std::string>()> quiescence_;
+    std::function<std::optional<std::string>()> settled_;
     std::exception_ptr task_error_;
 };
 
