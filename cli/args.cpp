@@ -32,6 +32,11 @@ sim::StrategyKind parse_strategy_name(std::string_view text) {
     throw UsageError("unknown strategy '" + std::string(text) + "' (fifo, random or pct)");
 }
 
+properties::Mix parse_mix_name(std::string_view text) {
+    if (auto mix = properties::parse_mix(text)) return *mix;
+    throw UsageError("unknown mix '" + std::string(text) + "' (fixed or swarm)");
+}
+
 Flags::Flags(int argc, char** argv, int first, const std::vector<std::string_view>& with_value,
              const std::vector<std::string_view>& switches) {
     for (int i = first; i < argc; ++i) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "properties/swarm.hpp"
 #include "sim/seed_range.hpp"
 #include "sim/strategy.hpp"
 
@@ -26,6 +27,8 @@ using sim::SeedRange;
 SeedRange parse_seed_range(std::string_view text, std::string_view what);
 std::uint64_t parse_count(std::string_view text, std::string_view what, std::uint64_t max);
 sim::StrategyKind parse_strategy_name(std::string_view text);
+// --mix: fixed or swarm (properties/swarm.hpp).
+properties::Mix parse_mix_name(std::string_view text);
 
 // Flags of one command: `--name value` and bare `--name` switches, plus positionals.
 class Flags {

@@ -46,6 +46,8 @@ CorpusCase read_corpus_file(const std::string& path) {
         if (origin.contains("seed") && origin["seed"].is_number_unsigned()) stored.origin.seed = origin["seed"].get<std::uint64_t>();
         if (origin.contains("case") && origin["case"].is_number_unsigned()) stored.origin.index = origin["case"].get<std::uint64_t>();
         if (origin.contains("mutant") && origin["mutant"].is_string()) stored.origin.mutant = origin["mutant"].get<std::string>();
+        if (origin.contains("mix") && origin["mix"].is_string())
+            stored.origin.mix = properties::parse_mix(origin["mix"].get<std::string>()).value_or(properties::Mix::fixed);
     }
     return stored;
 }
@@ -62,6 +64,7 @@ void write_corpus_file(const std::string& path, const properties::Suite& suite, 
     if (origin.seed) from["seed"] = *origin.seed;
     if (origin.index) from["case"] = *origin.index;
     if (origin.mutant) from["mutant"] = *origin.mutant;
+    if (origin.mix != properties::Mix::fixed) from["mix"] = properties::mix_name(origin.mix);
     json["origin"] = from;
     // One top-level field a line, each compact: small diffs, and readable in a review.
     std::string text = "{\n";

@@ -17,6 +17,7 @@ struct CorpusOrigin {
     std::optional<std::uint64_t> seed;
     std::optional<std::uint64_t> index;
     std::optional<std::string> mutant;
+    properties::Mix mix = properties::Mix::fixed;  // the operation mix the case was drawn with
 };
 
 struct CorpusCase {

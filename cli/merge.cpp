@@ -58,14 +58,17 @@ int merge(const Program&, int argc, char** argv) {
             throw UsageError(path + ": not JSON");
         }
         if (!is_sweep_result(shard)) throw UsageError(path + ": not a moqsim sweep result (version 1)");
-        const nlohmann::json config = {shard["seeds"], shard["strategy"], shard["mutant"], shard["shard"]["total"]};
+        // A result written before --mix existed drew the fixed mix.
+        const nlohmann::json mix = shard.value("mix", nlohmann::json("fixed"));
+        const nlohmann::json config = {shard["seeds"], shard["strategy"], mix, shard["mutant"], shard["shard"]["total"]};
         if (merged.is_null()) {
             merged = shard;
             merged["suites"] = nlohmann::json::array();
             merged["shard"] = {{"merged", 0}, {"total", shard["shard"]["total"]}};
             shards_seen.assign(shard["shard"]["total"].get<std::size_t>(), false);
-        } else if (config != nlohmann::json{merged["seeds"], merged["strategy"], merged["mutant"], merged["shard"]["total"]}) {
-            throw UsageError(path + ": a shard of another sweep (seeds, strategy, mutant or shard count differ)");
+        } else if (config != nlohmann::json{merged["seeds"], merged["strategy"], merged.value("mix", nlohmann::json("fixed")),
+                                            merged["mutant"], merged["shard"]["total"]}) {
+            throw UsageError(path + ": a shard of another sweep (seeds, strategy, mix, mutant or shard count differ)");
         }
         const auto index = shard["shard"]["index"].get<std::size_t>();
         if (index >= shards_seen.size() || shards_seen[index]) throw UsageError(path + ": shard " + std::to_string(index) + " twice");

@@ -17,7 +17,7 @@
 namespace moq::cli {
 
 int replay(const Program&, int argc, char** argv) {
-    const Flags flags(argc, argv, 2, {"suite", "seed", "case", "strategy", "mutant", "trace", "save"}, {"shrink"});
+    const Flags flags(argc, argv, 2, {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "save"}, {"shrink"});
     std::optional<std::string> mutant = flags.value("mutant");
     if (mutant) activate_mutant(*mutant);
     if (auto path = flags.value("trace")) check_writable(*path);
@@ -29,8 +29,8 @@ int replay(const Program&, int argc, char** argv) {
     CorpusOrigin origin;
     std::string label;
     if (flags.positional().size() == 1) {
-        if (flags.value("suite") || flags.value("seed") || flags.value("case"))
-            throw UsageError("replay takes a corpus file or --suite/--seed/--case, not both");
+        if (flags.value("suite") || flags.value("seed") || flags.value("case") || flags.value("mix"))
+            throw UsageError("replay takes a corpus file or --suite/--seed/--case/--mix, not both");
         CorpusCase stored = read_corpus_file(flags.positional().front());
         suite = stored.suite;
         chosen = std::move(stored.value);
@@ -48,8 +48,10 @@ int replay(const Program&, int argc, char** argv) {
         origin.seed = parse_count(*seed_text, "--seed", UINT64_MAX);
         origin.index = parse_count(*case_text, "--case", UINT64_MAX);
         origin.mutant = mutant;
-        chosen = suite->generate(*origin.seed, *origin.index);
-        label = std::string(suite->name()) + " seed " + *seed_text + " case " + *case_text;
+        origin.mix = parse_mix_name(flags.value("mix").value_or("fixed"));
+        chosen = suite->generate(*origin.seed, *origin.index, origin.mix);
+        label = std::string(suite->name()) + " seed " + *seed_text + " case " + *case_text +
+                (origin.mix == properties::Mix::fixed ? "" : " (" + std::string(properties::mix_name(origin.mix)) + " mix)");
     } else {
         throw UsageError("replay takes at most one corpus file");
     }

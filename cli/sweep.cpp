@@ -46,16 +46,17 @@ void activate_mutant(const std::string& name) {
 }
 
 std::string replay_command(const Program& program, std::string_view suite, std::uint64_t seed, std::uint64_t index,
-                           sim::StrategyKind strategy, const std::optional<std::string>& mutant) {
+                           sim::StrategyKind strategy, properties::Mix mix, const std::optional<std::string>& mutant) {
     std::string command = program.name + " replay --suite " + std::string(suite) + " --seed " + std::to_string(seed) +
                           " --case " + std::to_string(index);
+    if (mix != properties::Mix::fixed) command += " --mix " + std::string(properties::mix_name(mix));
     if (strategy != sim::StrategyKind::random) command += " --strategy " + std::string(sim::strategy_name(strategy));
     if (mutant) command += " --mutant " + *mutant;
     return command;
 }
 
 int sweep(const Program& program, int argc, char** argv) {
-    const Flags flags(argc, argv, 2, {"suite", "seeds", "cases", "strategy", "mutant", "json"},
+    const Flags flags(argc, argv, 2, {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json"},
                       {"keep-going", "shrink"});
     if (!flags.positional().empty()) throw UsageError("sweep takes no argument '" + flags.positional().front() + "'");
     const auto suites = chosen_suites(flags.value("suite").value_or("all"));
@@ -66,6 +67,8 @@ int sweep(const Program& program, int argc, char** argv) {
         seeds = parse_seed_range(*variable, "MOQ_SEED");
     }
     const sim::StrategyKind strategy = parse_strategy_name(flags.value("strategy").value_or("random"));
+    const properties::Mix mix =
+        parse_mix_name(flags.value("mix").value_or(std::string(properties::mix_name(properties::sweep_default_mix))));
     const std::optional<std::string> mutant = flags.value("mutant");
     if (mutant) activate_mutant(*mutant);
     const std::optional<std::string> json_path = flags.value("json");
@@ -85,9 +88,10 @@ int sweep(const Program& program, int argc, char** argv) {
     }
     acknowledge_shard();
 
-    std::printf("moqsim sweep: seeds %llu-%llu, strategy %s%s%s, shard %llu of %llu\n",
+    std::printf("moqsim sweep: seeds %llu-%llu, strategy %s, %s mix%s%s, shard %llu of %llu\n",
                 static_cast<unsigned long long>(seeds.first), static_cast<unsigned long long>(seeds.last),
-                std::string(sim::strategy_name(strategy)).c_str(), mutant ? ", mutant " : "",
+                std::string(sim::strategy_name(strategy)).c_str(), std::string(properties::mix_name(mix)).c_str(),
+                mutant ? ", mutant " : "",
                 mutant ? mutant->c_str() : "", static_cast<unsigned long long>(shard.index + 1),
                 static_cast<unsigned long long>(shard.total));
     std::fflush(stdout);
@@ -96,6 +100,7 @@ int sweep(const Program& program, int argc, char** argv) {
                              {"version", 1},
                              {"seeds", {seeds.first, seeds.last}},
                              {"strategy", sim::strategy_name(strategy)},
+                             {"mix", properties::mix_name(mix)},
                              {"mutant", mutant ? nlohmann::json(*mutant) : nlohmann::json()},
                              {"shard", {{"index", shard.index}, {"total", shard.total}}},
                              {"suites", nlohmann::json::array()}};
@@ -113,13 +118,13 @@ int sweep(const Program& program, int argc, char** argv) {
         for (std::uint64_t ordinal = shard.index; ordinal < total; ordinal += shard.total) {
             const std::uint64_t seed = seeds.first + ordinal / cases;
             const std::uint64_t index = ordinal % cases;
-            const auto generated = suite->generate(seed, index);
+            const auto generated = suite->generate(seed, index, mix);
             const properties::CaseOutcome outcome = generated->run(properties::RunSettings{strategy, false});
             ++run;
             progress.advance(run);
             if (outcome.ok) continue;
             ++failed;
-            const std::string command = replay_command(program, suite->name(), seed, index, strategy, mutant);
+            const std::string command = replay_command(program, suite->name(), seed, index, strategy, mix, mutant);
             std::printf("\n%s: seed %llu case %llu FAILED: %s\n  case: %s\n  replay: %s\n", std::string(suite->name()).c_str(),
                         static_cast<unsigned long long>(seed), static_cast<unsigned long long>(index),
                         outcome.message.c_str(), generated->describe().c_str(), command.c_str());

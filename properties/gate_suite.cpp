@@ -27,6 +27,7 @@
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
 #include "properties/suites.hpp"
+#include "properties/swarm.hpp"
 #include "sim/executor.hpp"
 
 namespace moq::properties {
@@ -244,21 +245,25 @@ private:
 };
 
 struct Traits {
-    static rc::Gen<GateCase> generator() {
-        const auto step = rc::gen::build<Step>(
-            rc::gen::set(&Step::command, rc::gen::weightedElement<std::uint8_t>({{30, Commands::index_of<Write>()},
-                                                                                {10, Commands::index_of<Quiet>()},
-                                                                                {8, Commands::index_of<Notify>()},
-                                                                                {10, Commands::index_of<Target>()},
-                                                                                {8, Commands::index_of<Poke>()},
-                                                                                {6, Commands::index_of<Yield>()},
-                                                                                {8, Commands::index_of<Wait>()}})),
-            rc::gen::set(&Step::value, rc::gen::inRange<std::uint8_t>(0, 16)));
-        return rc::gen::build<GateCase>(
-            rc::gen::set(&GateCase::steps, rc::gen::container<std::vector<Step>>(step)),
-            rc::gen::set(&GateCase::mode, rc::gen::element(Mode::idle, Mode::gated_one, Mode::gated_two)),
-            rc::gen::set(&GateCase::drive, drive_generator()),
-            rc::gen::set(&GateCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+    static rc::Gen<GateCase> generator(Mix mix) {
+        return swarmed<std::uint8_t>(
+            {{30, Commands::index_of<Write>()},
+             {10, Commands::index_of<Quiet>()},
+             {8, Commands::index_of<Notify>()},
+             {10, Commands::index_of<Target>()},
+             {8, Commands::index_of<Poke>()},
+             {6, Commands::index_of<Yield>()},
+             {8, Commands::index_of<Wait>()}},
+            mix, [](const rc::Gen<std::uint8_t>& kind) {
+            const auto step = rc::gen::build<Step>(
+                rc::gen::set(&Step::command, kind),
+                rc::gen::set(&Step::value, rc::gen::inRange<std::uint8_t>(0, 16)));
+            return rc::gen::build<GateCase>(
+                rc::gen::set(&GateCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                rc::gen::set(&GateCase::mode, rc::gen::element(Mode::idle, Mode::gated_one, Mode::gated_two)),
+                rc::gen::set(&GateCase::drive, drive_generator()),
+                rc::gen::set(&GateCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+        });
     }
 
     static CaseOutcome run(const GateCase& value, const RunSettings& settings) {

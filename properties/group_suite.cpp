@@ -30,6 +30,7 @@
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
 #include "properties/suites.hpp"
+#include "properties/swarm.hpp"
 #include "sim/executor.hpp"
 #include "support/test_recover.hpp"
 
@@ -623,60 +624,64 @@ ReaderSpec parse_reader(const nlohmann::json& json) {
 }
 
 struct Traits {
-    static rc::Gen<GroupCase> generator() {
-        const auto step = rc::gen::build<Step>(
-            rc::gen::set(&Step::op, rc::gen::weightedElement<Op>({{20, Op::frame},
-                                                                  {8, Op::start},
-                                                                  {12, Op::chunk},
-                                                                  {5, Op::open},
-                                                                  {6, Op::end},
-                                                                  {1, Op::finish},
-                                                                  {1, Op::abort},
-                                                                  {4, Op::cap},
-                                                                  {3, Op::skip},
-                                                                  {2, Op::range},
-                                                                  {6, Op::poke},
-                                                                  {4, Op::yield},
-                                                                  {5, Op::advance},
-                                                                  {1, Op::drop},
-                                                                  {2, Op::expire},
-                                                                  {2, Op::serve},
-                                                                  {1, Op::fail},
-                                                                  {3, Op::budget},
-                                                                  {1, Op::follow},
-                                                                  {1, Op::end_route}})),
-            rc::gen::set(&Step::reader, rc::gen::inRange<std::uint8_t>(0, 3)),
-            rc::gen::set(&Step::n, rc::gen::inRange<std::uint8_t>(0, 5)));
-        const auto reader = rc::gen::build<ReaderSpec>(
-            rc::gen::set(&ReaderSpec::way, rc::gen::weightedElement<Way>({{3, Way::frame},
-                                                                          {2, Way::frames},
-                                                                          {2, Way::object},
-                                                                          {2, Way::chunks},
-                                                                          {5, Way::mixed},
-                                                                          {2, Way::finished}})),
-            rc::gen::set(&ReaderSpec::batch, rc::gen::inRange<std::uint8_t>(1, 5)),
-            rc::gen::set(&ReaderSpec::capped, rc::gen::element(false, true)),
-            rc::gen::set(&ReaderSpec::end, rc::gen::inRange<std::uint8_t>(1, 5)),
-            rc::gen::set(&ReaderSpec::skip, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 1}, {1, 2}})),
-            rc::gen::set(&ReaderSpec::follows, rc::gen::weightedElement<bool>({{2, false}, {1, true}})),
-            rc::gen::set(&ReaderSpec::budget,
-                         rc::gen::map(rc::gen::maybe(rc::gen::inRange<std::uint8_t>(0, 6)), [](const rc::Maybe<std::uint8_t>& drawn) {
-                             return drawn ? std::optional<std::uint8_t>(*drawn) : std::nullopt;
-                         })));
-        const auto readers = rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, 4), [reader](std::size_t count) {
-            return rc::gen::container<std::vector<ReaderSpec>>(count, reader);
+    static rc::Gen<GroupCase> generator(Mix mix) {
+        return swarmed<Op>(
+            {{20, Op::frame},
+             {8, Op::start},
+             {12, Op::chunk},
+             {5, Op::open},
+             {6, Op::end},
+             {1, Op::finish},
+             {1, Op::abort},
+             {4, Op::cap},
+             {3, Op::skip},
+             {2, Op::range},
+             {6, Op::poke},
+             {4, Op::yield},
+             {5, Op::advance},
+             {1, Op::drop},
+             {2, Op::expire},
+             {2, Op::serve},
+             {1, Op::fail},
+             {3, Op::budget},
+             {1, Op::follow},
+             {1, Op::end_route}},
+            mix, [](const rc::Gen<Op>& kind) {
+            const auto step = rc::gen::build<Step>(
+                rc::gen::set(&Step::op, kind),
+                rc::gen::set(&Step::reader, rc::gen::inRange<std::uint8_t>(0, 3)),
+                rc::gen::set(&Step::n, rc::gen::inRange<std::uint8_t>(0, 5)));
+            const auto reader = rc::gen::build<ReaderSpec>(
+                rc::gen::set(&ReaderSpec::way, rc::gen::weightedElement<Way>({{3, Way::frame},
+                                                                              {2, Way::frames},
+                                                                              {2, Way::object},
+                                                                              {2, Way::chunks},
+                                                                              {5, Way::mixed},
+                                                                              {2, Way::finished}})),
+                rc::gen::set(&ReaderSpec::batch, rc::gen::inRange<std::uint8_t>(1, 5)),
+                rc::gen::set(&ReaderSpec::capped, rc::gen::element(false, true)),
+                rc::gen::set(&ReaderSpec::end, rc::gen::inRange<std::uint8_t>(1, 5)),
+                rc::gen::set(&ReaderSpec::skip, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 1}, {1, 2}})),
+                rc::gen::set(&ReaderSpec::follows, rc::gen::weightedElement<bool>({{2, false}, {1, true}})),
+                rc::gen::set(&ReaderSpec::budget,
+                             rc::gen::map(rc::gen::maybe(rc::gen::inRange<std::uint8_t>(0, 6)), [](const rc::Maybe<std::uint8_t>& drawn) {
+                                 return drawn ? std::optional<std::uint8_t>(*drawn) : std::nullopt;
+                             })));
+            const auto readers = rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, 4), [reader](std::size_t count) {
+                return rc::gen::container<std::vector<ReaderSpec>>(count, reader);
+            });
+            const auto limits = rc::gen::build<Limits>(rc::gen::set(&Limits::bytes, rc::gen::inRange<std::uint8_t>(0, 16)),
+                                                       rc::gen::set(&Limits::frames, rc::gen::inRange<std::uint8_t>(0, 6)));
+            return rc::gen::build<GroupCase>(
+                rc::gen::set(&GroupCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                rc::gen::set(&GroupCase::readers, readers),
+                rc::gen::set(&GroupCase::limits, rc::gen::map(rc::gen::maybe(limits),
+                                                              [](const rc::Maybe<Limits>& drawn) {
+                                                                  return drawn ? std::optional<Limits>(*drawn) : std::nullopt;
+                                                              })),
+                rc::gen::set(&GroupCase::drive, drive_generator()),
+                rc::gen::set(&GroupCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
         });
-        const auto limits = rc::gen::build<Limits>(rc::gen::set(&Limits::bytes, rc::gen::inRange<std::uint8_t>(0, 16)),
-                                                   rc::gen::set(&Limits::frames, rc::gen::inRange<std::uint8_t>(0, 6)));
-        return rc::gen::build<GroupCase>(
-            rc::gen::set(&GroupCase::steps, rc::gen::container<std::vector<Step>>(step)),
-            rc::gen::set(&GroupCase::readers, readers),
-            rc::gen::set(&GroupCase::limits, rc::gen::map(rc::gen::maybe(limits),
-                                                          [](const rc::Maybe<Limits>& drawn) {
-                                                              return drawn ? std::optional<Limits>(*drawn) : std::nullopt;
-                                                          })),
-            rc::gen::set(&GroupCase::drive, drive_generator()),
-            rc::gen::set(&GroupCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
     }
 
     static CaseOutcome run(const GroupCase& value, const RunSettings& settings) {

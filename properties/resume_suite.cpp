@@ -18,6 +18,7 @@
 #include "properties/drive.hpp"
 #include "properties/mailbox.hpp"
 #include "properties/suites.hpp"
+#include "properties/swarm.hpp"
 #include "sim/executor.hpp"
 
 namespace moq::properties {
@@ -286,29 +287,33 @@ void check_efficiency(World& world, const sim::TaskStats& stats) {
 }
 
 struct Traits {
-    static rc::Gen<ResumeCase> generator() {
-        const auto step = rc::gen::build<Step>(
-            rc::gen::set(&Step::op, rc::gen::weightedElement<Op>({{30, Op::land},
-                                                                  {10, Op::serve},
-                                                                  {5, Op::finish},
-                                                                  {3, Op::kill},
-                                                                  {3, Op::park},
-                                                                  {1, Op::end_clean},
-                                                                  {1, Op::end_error},
-                                                                  {4, Op::set_range},
-                                                                  {3, Op::update},
-                                                                  {6, Op::advance},
-                                                                  {2, Op::skip},
-                                                                  {3, Op::poke},
-                                                                  {3, Op::drop}})),
-            rc::gen::set(&Step::copy, rc::gen::inRange<std::uint8_t>(0, 3)),
-            rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, 12)),
-            rc::gen::set(&Step::extra, rc::gen::inRange<std::uint8_t>(0, 15)));
-        return rc::gen::build<ResumeCase>(
-            rc::gen::set(&ResumeCase::steps, rc::gen::container<std::vector<Step>>(step)),
-            rc::gen::set(&ResumeCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
-            rc::gen::set(&ResumeCase::drive, drive_generator()),
-            rc::gen::set(&ResumeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+    static rc::Gen<ResumeCase> generator(Mix mix) {
+        return swarmed<Op>(
+            {{30, Op::land},
+             {10, Op::serve},
+             {5, Op::finish},
+             {3, Op::kill},
+             {3, Op::park},
+             {1, Op::end_clean},
+             {1, Op::end_error},
+             {4, Op::set_range},
+             {3, Op::update},
+             {6, Op::advance},
+             {2, Op::skip},
+             {3, Op::poke},
+             {3, Op::drop}},
+            mix, [](const rc::Gen<Op>& kind) {
+            const auto step = rc::gen::build<Step>(
+                rc::gen::set(&Step::op, kind),
+                rc::gen::set(&Step::copy, rc::gen::inRange<std::uint8_t>(0, 3)),
+                rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, 12)),
+                rc::gen::set(&Step::extra, rc::gen::inRange<std::uint8_t>(0, 15)));
+            return rc::gen::build<ResumeCase>(
+                rc::gen::set(&ResumeCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                rc::gen::set(&ResumeCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
+                rc::gen::set(&ResumeCase::drive, drive_generator()),
+                rc::gen::set(&ResumeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+        });
     }
 
     static CaseOutcome run(const ResumeCase& value, const RunSettings& settings) {

@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <rapidcheck.h>
 
+#include "properties/swarm.hpp"
+
 #include "sim/strategy.hpp"
 
 namespace moq::properties {
@@ -49,8 +51,10 @@ public:
     [[nodiscard]] virtual std::string_view name() const = 0;
     [[nodiscard]] virtual std::string_view summary() const = 0;
     [[nodiscard]] virtual std::uint64_t default_cases() const = 0;
-    // Case `index` of the sweep with `seed`: the same pair always gives the same case.
-    [[nodiscard]] virtual std::unique_ptr<Case> generate(std::uint64_t seed, std::uint64_t index) const = 0;
+    // Case `index` of the sweep with `seed` and `mix`: the same triple always gives the
+    // same case.
+    [[nodiscard]] virtual std::unique_ptr<Case> generate(std::uint64_t seed, std::uint64_t index,
+                                                         Mix mix = Mix::fixed) const = 0;
     // A stored case. Throws std::invalid_argument with a one-line reason.
     [[nodiscard]] virtual std::unique_ptr<Case> from_json(const nlohmann::json& value) const = 0;
 };
@@ -65,7 +69,7 @@ rc::Random case_random(std::uint64_t seed, std::uint64_t index);
 int case_size(std::uint64_t index);
 
 // A suite over a value type. `Traits` provides:
-//   static rc::Gen<V> generator();
+//   static rc::Gen<V> generator(Mix);
 //   static CaseOutcome run(const V&, const RunSettings&);
 //   static nlohmann::json to_json(const V&);
 //   static V from_json(const nlohmann::json&);   // throws std::invalid_argument
@@ -104,8 +108,8 @@ public:
     [[nodiscard]] std::string_view name() const override { return name_; }
     [[nodiscard]] std::string_view summary() const override { return summary_; }
     [[nodiscard]] std::uint64_t default_cases() const override { return default_cases_; }
-    [[nodiscard]] std::unique_ptr<Case> generate(std::uint64_t seed, std::uint64_t index) const override {
-        return std::make_unique<TypedCase<V, Traits>>(Traits::generator()(case_random(seed, index), case_size(index)));
+    [[nodiscard]] std::unique_ptr<Case> generate(std::uint64_t seed, std::uint64_t index, Mix mix) const override {
+        return std::make_unique<TypedCase<V, Traits>>(Traits::generator(mix)(case_random(seed, index), case_size(index)));
     }
     [[nodiscard]] std::unique_ptr<Case> from_json(const nlohmann::json& value) const override {
         return std::make_unique<TypedCase<V, Traits>>(rc::shrinkable::just(Traits::from_json(value)));

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "properties/suite.hpp"
 
@@ -18,6 +19,29 @@ TEST_CASE("every_suite_passes_a_short_sweep") {
             REQUIRE(outcome.ok);
         }
     }
+}
+
+TEST_CASE("every_suite_passes_a_short_swarm_sweep") {
+    for (const moq::properties::Suite* suite : moq::properties::suites()) {
+        for (std::uint64_t index = 0; index < 100; ++index) {
+            const auto generated = suite->generate(1, index, moq::properties::Mix::swarm);
+            const auto outcome = generated->run(RunSettings{});
+            const std::string context =
+                std::string(suite->name()) + " swarm case " + std::to_string(index) + ": " + outcome.message;
+            INFO(context);
+            REQUIRE(outcome.ok);
+        }
+    }
+}
+
+TEST_CASE("a_swarm_case_keeps_what_the_seed_says") {
+    const std::vector<bool> kept{false, true, false};
+    const moq::properties::Weights<char> weights{{5, 'a'}, {3, 'b'}, {2, 'c'}};
+    const auto chosen = moq::properties::kept_weights(weights, kept);
+    REQUIRE(chosen.size() == 1);
+    CHECK(chosen.front().second == 'b');
+    // None kept keeps every kind: a case always has something to do.
+    CHECK(moq::properties::kept_weights(weights, std::vector<bool>(3, false)).size() == 3);
 }
 
 TEST_CASE("a_case_is_the_same_after_a_round_trip_through_json") {

@@ -26,6 +26,7 @@
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
 #include "properties/suites.hpp"
+#include "properties/swarm.hpp"
 #include "sim/executor.hpp"
 
 namespace moq::properties {
@@ -326,28 +327,32 @@ private:
 };
 
 struct Traits {
-    static rc::Gen<TrackCase> generator() {
-        const auto step = rc::gen::build<Step>(
-            rc::gen::set(&Step::command, rc::gen::weightedElement<std::uint8_t>({{30, Commands::index_of<Create>()},
-                                                                                {3, Commands::index_of<Append>()},
-                                                                                {2, Commands::index_of<Finish>()},
-                                                                                {4, Commands::index_of<FinishAt>()},
-                                                                                {1, Commands::index_of<Abort>()},
-                                                                                {1, Commands::index_of<Drop>()},
-                                                                                {8, Commands::index_of<AbortGroup>()},
-                                                                                {8, Commands::index_of<Raise>()},
-                                                                                {3, Commands::index_of<Skip>()},
-                                                                                {5, Commands::index_of<Poke>()},
-                                                                                {4, Commands::index_of<Yield>()},
-                                                                                {5, Commands::index_of<Advance>()}})),
-            rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, 14)));
-        return rc::gen::build<TrackCase>(
-            rc::gen::set(&TrackCase::steps, rc::gen::container<std::vector<Step>>(step)),
-            rc::gen::set(&TrackCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
-            rc::gen::set(&TrackCase::floor, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 2}, {1, 4}})),
-            rc::gen::set(&TrackCase::hold, rc::gen::element(false, true)),
-            rc::gen::set(&TrackCase::drive, drive_generator()),
-            rc::gen::set(&TrackCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+    static rc::Gen<TrackCase> generator(Mix mix) {
+        return swarmed<std::uint8_t>(
+            {{30, Commands::index_of<Create>()},
+             {3, Commands::index_of<Append>()},
+             {2, Commands::index_of<Finish>()},
+             {4, Commands::index_of<FinishAt>()},
+             {1, Commands::index_of<Abort>()},
+             {1, Commands::index_of<Drop>()},
+             {8, Commands::index_of<AbortGroup>()},
+             {8, Commands::index_of<Raise>()},
+             {3, Commands::index_of<Skip>()},
+             {5, Commands::index_of<Poke>()},
+             {4, Commands::index_of<Yield>()},
+             {5, Commands::index_of<Advance>()}},
+            mix, [](const rc::Gen<std::uint8_t>& kind) {
+            const auto step = rc::gen::build<Step>(
+                rc::gen::set(&Step::command, kind),
+                rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, 14)));
+            return rc::gen::build<TrackCase>(
+                rc::gen::set(&TrackCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                rc::gen::set(&TrackCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
+                rc::gen::set(&TrackCase::floor, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 2}, {1, 4}})),
+                rc::gen::set(&TrackCase::hold, rc::gen::element(false, true)),
+                rc::gen::set(&TrackCase::drive, drive_generator()),
+                rc::gen::set(&TrackCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+        });
     }
 
     static CaseOutcome run(const TrackCase& value, const RunSettings& settings) {

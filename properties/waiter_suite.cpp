@@ -16,6 +16,7 @@
 #include "oracle/waiter_model.hpp"
 #include "properties/case_json.hpp"
 #include "properties/suites.hpp"
+#include "properties/swarm.hpp"
 
 namespace moq::properties {
 
@@ -207,22 +208,26 @@ std::string describe_step(const Step& step) {
 }
 
 struct Traits {
-    static rc::Gen<WaiterCase> generator() {
-        const auto step = rc::gen::build<Step>(
-            rc::gen::set(&Step::op, rc::gen::weightedElement<Op>({{2, Op::create},
-                                                                  {8, Op::register_on},
-                                                                  {1, Op::drop},
-                                                                  {2, Op::clone_register},
-                                                                  {1, Op::take_then_wake},
-                                                                  {1, Op::wake},
-                                                                  {2, Op::move}})),
-            // Two hot waiters register on many lists, past what an identity keeps records of.
-            rc::gen::set(&Step::waiter, rc::gen::weightedOneOf<std::uint32_t>(
-                                            {{4, rc::gen::inRange<std::uint32_t>(0, 2)},
-                                             {1, rc::gen::inRange<std::uint32_t>(0, 64)}})),
-            rc::gen::set(&Step::list, rc::gen::inRange<std::uint32_t>(0, list_count)));
-        return rc::gen::build<WaiterCase>(
-            rc::gen::set(&WaiterCase::steps, rc::gen::container<std::vector<Step>>(step)));
+    static rc::Gen<WaiterCase> generator(Mix mix) {
+        return swarmed<Op>(
+            {{2, Op::create},
+             {8, Op::register_on},
+             {1, Op::drop},
+             {2, Op::clone_register},
+             {1, Op::take_then_wake},
+             {1, Op::wake},
+             {2, Op::move}},
+            mix, [](const rc::Gen<Op>& kind) {
+            const auto step = rc::gen::build<Step>(
+                rc::gen::set(&Step::op, kind),
+                // Two hot waiters register on many lists, past what an identity keeps records of.
+                rc::gen::set(&Step::waiter, rc::gen::weightedOneOf<std::uint32_t>(
+                                                {{4, rc::gen::inRange<std::uint32_t>(0, 2)},
+                                                 {1, rc::gen::inRange<std::uint32_t>(0, 64)}})),
+                rc::gen::set(&Step::list, rc::gen::inRange<std::uint32_t>(0, list_count)));
+            return rc::gen::build<WaiterCase>(
+                rc::gen::set(&WaiterCase::steps, rc::gen::container<std::vector<Step>>(step)));
+        });
     }
 
     static CaseOutcome run(const WaiterCase& value, const RunSettings& settings) { return run_case(value, settings); }

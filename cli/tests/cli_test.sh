@@ -95,6 +95,20 @@ check "a sweep result without its fields is refused" usage_error merge "$work/ho
 printf '{"format":1}' >"$work/typed.json"
 check "a corpus file with a field of the wrong type is refused" usage_error replay "$work/typed.json"
 
+# The operation mix: part of a case's identity.
+check "unknown mix" usage_error sweep --suite group --cases 1 --mix wild
+check "a corpus replay takes no --mix" usage_error replay "$work/kept.json" --mix swarm
+run_status 0 replay --suite group --seed 3 --case 40 --mix swarm && grep digest "$work/out" >"$work/swarm1"
+run_status 0 replay --suite group --seed 3 --case 40 --mix swarm && grep digest "$work/out" >"$work/swarm2"
+run_status 0 replay --suite group --seed 3 --case 40 && grep digest "$work/out" >"$work/fixed1"
+check "a swarm case replays with the same digest" cmp -s "$work/swarm1" "$work/swarm2"
+check "the swarm draws another case than the fixed mix" bash -c "! cmp -s '$work/swarm1' '$work/fixed1'"
+GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=2 "$moqsim" sweep --suite track --seeds 1-2 --cases 40 --mix swarm \
+    --json "$work/swarm_shard2.json" >/dev/null 2>&1
+check "shards of different mixes are refused" usage_error merge "$work/shard0.json" "$work/shard1.json" "$work/swarm_shard2.json"
+check "the sweep result records its mix" python3 -c "
+import json, sys; sys.exit(json.load(open('$work/swarm_shard2.json'))['mix'] != 'swarm')"
+
 check "list names the suites and the mutation sites" bash -c "'$moqsim' list | grep -q '^  resume' &&
     '$moqsim' list --sites | grep -q 'resume.route.register'"
 

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "util/assert.hpp"
+#include "util/mutation.hpp"
 
 namespace moq::kio {
 
@@ -124,7 +125,7 @@ void WaiterList::push(detail::Identity& identity) {
 WaiterList WaiterList::take() {
     // Every drain bumps the epoch, so each identity's record of this list goes stale.
     MOQ_ASSERT_LT(epoch_, std::numeric_limits<std::uint64_t>::max());
-    ++epoch_;
+    if (MOQ_SITE("waiters.take.retire_records", register_input)) ++epoch_;
     WaiterList snapshot{Untracked{}};
     const std::uint64_t id = id_;
     const std::uint64_t epoch = epoch_;
@@ -139,7 +140,7 @@ void WaiterList::wake() {
     for (std::uint32_t i = 0; i < drained.len_; ++i) {
         detail::Identity* identity = drained.data_[i];
         if (!identity->try_upgrade()) continue;
-        identity->waker().wake();
+        if (MOQ_SITE("waiters.wake.notify", notify)) identity->waker().wake();
         identity->release_strong();
     }
 }
