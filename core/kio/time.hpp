@@ -15,9 +15,20 @@ struct Instant {
     Duration since_start{0};
 
     friend auto operator<=>(const Instant&, const Instant&) = default;
-    friend Instant operator+(Instant at, Duration by) { return Instant{at.since_start + by}; }
+    // Saturating: a deadline too far to represent is the farthest instant, never a
+    // wrapped one in the past (which would fire at once).
+    friend Instant operator+(Instant at, Duration by) { return Instant{saturating_add(at.since_start, by)}; }
     friend Duration operator-(Instant later, Instant earlier) {
-        return later.since_start - earlier.since_start;
+        Duration::rep difference = 0;
+        if (__builtin_sub_overflow(later.since_start.count(), earlier.since_start.count(), &difference))
+            return later > earlier ? Duration::max() : Duration::min();
+        return Duration(difference);
+    }
+
+    static Duration saturating_add(Duration a, Duration b) {
+        Duration::rep sum = 0;
+        if (__builtin_add_overflow(a.count(), b.count(), &sum)) return b.count() > 0 ? Duration::max() : Duration::min();
+        return Duration(sum);
     }
 };
 

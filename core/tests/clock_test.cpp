@@ -86,3 +86,24 @@ TEST_CASE("the_system_clock_wakes_a_deadline") {
     CHECK(task.wakes() == 1);
     CHECK(deadline.poll(waiter).is_ready());
 }
+
+TEST_CASE("a_deadline_too_far_to_represent_is_the_farthest_instant") {
+    const Instant late{Duration::max() - 1s};
+    CHECK(late + 10s == Instant{Duration::max()});
+    CHECK(Instant{Duration::min() + 1s} + (-10s) == Instant{Duration::min()});
+    CHECK(Instant{5s} + 2s == Instant{7s});
+    CHECK(Instant{Duration::max()} - Instant{Duration::min()} == Duration::max());
+    CHECK(Instant{Duration::min()} - Instant{Duration::max()} == Duration::min());
+    CHECK(Instant{7s} - Instant{5s} == 2s);
+}
+
+TEST_CASE("a_deadline_after_a_far_duration_never_fires") {
+    ManualClock clock;
+    WakeCounter task;
+    Deadline deadline{clock};
+    clock.advance_to(Instant{1s});
+    deadline.after(Duration::max());  // would wrap into the past without saturation
+    CHECK(deadline.poll(Waiter{task.waker()}).is_pending());
+    clock.advance_to(Instant{1000s});
+    CHECK(task.wakes() == 0);
+}
