@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Opens the HTML mutation report in headless Chromium and checks what it shows.
 
-Usage: render_check.py PAGE_HTML REPORT_JSON [--screenshot PNG]
+Usage: render_check.py PAGE_HTML REPORT_JSON [--screenshot PNG] [--source-screenshot PNG]
 
 Reads, from the rendered <mutation-test-report-app> (through its shadow roots), the
 mutation score of all files and the files its file picker lists, and compares them with
 REPORT_JSON: the score must be the schema's ((killed + timeout) / (killed + timeout +
 survived + no coverage), two decimals) and every file of the report must be listed.
-With --screenshot, writes a PNG of the whole page. Exit 0 if it matches, 1 if not, 2 on
-bad input or no browser.
+Then opens the file with the most mutants: it must show that file's source, line for
+line, with each of its mutants marked. --screenshot writes a PNG of the whole overview
+page; --source-screenshot one of that file's view at its first mutant, every state
+shown. Exit 0 if it all matches, 1 if not, 2 on bad input or no browser.
 """
 
 import argparse
@@ -18,6 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import Browser, BrowserError  # noqa: E402
+from report_html import load_report  # noqa: E402
 
 # Waits (bounded) until the report has rendered, then reads it. Each element of the
 # viewer renders into its own shadow root.
@@ -117,18 +120,51 @@ def mismatches(report, shown):
     return problems
 
 
+# Ticks every state filter of the file view (the viewer shows only some states at
+# first), then scrolls the given line (1-based) to the middle of the window.
+SHOW_EVERY_STATE_AT = r"""
+(async (line) => {
+  const app = document.querySelector("mutation-test-report-app");
+  const file = app.shadowRoot.querySelector("mte-mutant-view").shadowRoot.querySelector("mte-file");
+  const filter = file.shadowRoot.querySelector("mte-state-filter");
+  for (const box of filter.shadowRoot.querySelectorAll("input[type=checkbox]")) if (!box.checked) box.click();
+  await file.updateComplete;
+  const rows = file.shadowRoot.querySelectorAll("#report-code-block tr.line");
+  rows[Math.min(rows.length, Math.max(1, line)) - 1].scrollIntoView({ block: "center" });
+  await new Promise(done => setTimeout(done, 400));  // the filters' transitions end
+  return true;
+})
+"""
+
+
+def busiest_file(report):
+    """The path of the file with the most mutants (the first such path)."""
+    return max(sorted(report["files"]), key=lambda path: len(report["files"][path]["mutants"]))
+
+
+def source_problems(report, path, view):
+    """What the file view of `path` gets wrong: its source lines, its marked mutants."""
+    entry = report["files"][path]
+    problems = []
+    if view["lines"] != entry["source"].split("\n"):
+        problems.append(f"the view of {path} does not show its source line for line")
+    wanted = sorted(mutant["id"] for mutant in entry["mutants"])
+    if view["mutants"] != wanted:
+        problems.append(f"the view of {path} marks {view['mutants']}, the report has {wanted}")
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("page")
     parser.add_argument("report")
     parser.add_argument("--screenshot")
+    parser.add_argument("--source-screenshot")
     args = parser.parse_args()
     try:
-        with open(args.report, encoding="utf-8") as handle:
-            report = json.load(handle)
-        report["files"]  # noqa: B018  (a report without files is bad input)
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        print(f"render: cannot read the report {args.report} ({error})", file=sys.stderr)
+        report = load_report(args.report)
+    except ValueError as error:
+        print(f"render: {error}", file=sys.stderr)
         sys.exit(2)
     if not os.path.isfile(args.page):
         print(f"render: no page {args.page}", file=sys.stderr)
@@ -139,10 +175,18 @@ def main():
             shown = read_rendered(page)
             if args.screenshot:
                 page.screenshot(args.screenshot)
+            problems = mismatches(report, shown)
+            path = busiest_file(report)
+            listed = [name for name in shown["files"] if path.endswith(name)]
+            if listed and report["files"][path]["mutants"]:
+                problems += source_problems(report, path, read_file_view(page, listed[0]))
+                if args.source_screenshot:
+                    first = min(m["location"]["start"]["line"] for m in report["files"][path]["mutants"])
+                    page.evaluate(f"{SHOW_EVERY_STATE_AT}({first})")
+                    page.screenshot(args.source_screenshot, full_page=False)
     except BrowserError as error:
         print(f"render: {args.page}: {error}", file=sys.stderr)
         sys.exit(2 if "not found" in str(error) else 1)
-    problems = mismatches(report, shown)
     for problem in problems:
         print(f"render: {problem}", file=sys.stderr)
     if problems:

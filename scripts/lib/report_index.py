@@ -74,7 +74,8 @@ REPORTS = [
     ("Mutation testing", "every mutation site switched off in turn against the unit tests and a "
      "short sweep of every suite, in the standard report viewer", "scripts/mutate",
      [("mutation.html", "report (HTML)", "scripts/report"), ("mutation.md", "table", None),
-      ("mutation.json", "mutation-testing report schema", None), ("mutation.png", "screenshot", "scripts/report")],
+      ("mutation.json", "mutation-testing report schema", None), ("mutation.png", "screenshot", "scripts/report"),
+      ("mutation-source.png", "screenshot of a file's source with its sites", "scripts/report")],
      ("mutation.json", mutation_summary)),
     ("Site coverage", "how often each suite's sweep evaluates each mutation site, and the sites "
      "no sweep reaches", "scripts/mutate",

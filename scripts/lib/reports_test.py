@@ -19,7 +19,7 @@ LIB = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(LIB, "..", ".."))
 sys.path.insert(0, LIB)
 from browser import Browser, BrowserError  # noqa: E402
-from render_check import expected_score, mismatches, read_file_view, read_rendered  # noqa: E402
+from render_check import expected_score, mismatches, read_file_view, read_rendered, source_problems  # noqa: E402
 from report_html import bundle_page  # noqa: E402
 from report_index import index_page  # noqa: E402
 from site_coverage import check_site_hits, sites_markdown, unreached  # noqa: E402
@@ -250,6 +250,9 @@ class BrowserTest(unittest.TestCase):
                 source = report["files"]["core/model/group.cpp"]
                 self.assertEqual(view["lines"], source["source"].split("\n"))
                 self.assertEqual(view["mutants"], sorted(m["id"] for m in source["mutants"]))
+                self.assertEqual(source_problems(report, "core/model/group.cpp", view), [])
+                view["lines"][3] += " "
+                self.assertEqual(len(source_problems(report, "core/model/group.cpp", view)), 1)
 
                 # A link to the site coverage lands on it once the viewer has drawn.
                 at_sites = browser.open("file://" + page_path + "#sites", height=300)
