@@ -101,9 +101,10 @@ class Browser:
                    "--remote-debugging-pipe", f"--user-data-dir={self._profile}", "about:blank"]
         self._log = tempfile.TemporaryFile()
         try:
+            # The child wires 3 and 4 first, then closes every other descriptor but those.
             self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self._log,
                                              stderr=self._log, preexec_fn=wire_descriptors,
-                                             close_fds=False)
+                                             close_fds=True, pass_fds=(3, 4))
         except OSError as error:
             raise BrowserError(f"cannot start {self._program}: {error}") from error
         finally:
