@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "cli/shrink.hpp"
+#include "cli/site_hits.hpp"
 #include "properties/suite.hpp"
 #include "util/mutation.hpp"
 
@@ -56,7 +57,7 @@ std::string replay_command(const Program& program, std::string_view suite, std::
 }
 
 int sweep(const Program& program, int argc, char** argv) {
-    const Flags flags(argc, argv, 2, {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json"},
+    const Flags flags(argc, argv, 2, {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits"},
                       {"keep-going", "shrink"});
     if (!flags.positional().empty()) throw UsageError("sweep takes no argument '" + flags.positional().front() + "'");
     const auto suites = chosen_suites(flags.value("suite").value_or("all"));
@@ -73,6 +74,7 @@ int sweep(const Program& program, int argc, char** argv) {
     if (mutant) activate_mutant(*mutant);
     const std::optional<std::string> json_path = flags.value("json");
     if (json_path) check_writable(*json_path);
+    const std::optional<std::string> site_hits_path = flags.value("site-hits");
     const Shard shard = shard_from_environment();
     const bool keep_going = flags.has("keep-going");
     // Every count is checked before anything runs.
@@ -86,6 +88,13 @@ int sweep(const Program& program, int argc, char** argv) {
         }
         case_counts.push_back(cases);
     }
+    const nlohmann::json settings = {{"seeds", {seeds.first, seeds.last}},
+                                     {"strategy", sim::strategy_name(strategy)},
+                                     {"mix", properties::mix_name(mix)},
+                                     {"mutant", mutant ? nlohmann::json(*mutant) : nlohmann::json()},
+                                     {"shard", {{"index", shard.index}, {"total", shard.total}}}};
+    std::optional<SiteHits> site_hits;
+    if (site_hits_path) site_hits.emplace(*site_hits_path, settings);
     acknowledge_shard();
 
     std::printf("moqsim sweep: seeds %llu-%llu, strategy %s, %s mix%s%s, shard %llu of %llu\n",
@@ -96,14 +105,9 @@ int sweep(const Program& program, int argc, char** argv) {
                 static_cast<unsigned long long>(shard.total));
     std::fflush(stdout);
 
-    nlohmann::json report = {{"format", "moqsim-sweep"},
-                             {"version", 1},
-                             {"seeds", {seeds.first, seeds.last}},
-                             {"strategy", sim::strategy_name(strategy)},
-                             {"mix", properties::mix_name(mix)},
-                             {"mutant", mutant ? nlohmann::json(*mutant) : nlohmann::json()},
-                             {"shard", {{"index", shard.index}, {"total", shard.total}}},
-                             {"suites", nlohmann::json::array()}};
+    nlohmann::json report = {{"format", "moqsim-sweep"}, {"version", 1}};
+    report.update(settings);
+    report["suites"] = nlohmann::json::array();
     bool any_failed = false;
     for (std::size_t chosen = 0; chosen < suites.size(); ++chosen) {
         const properties::Suite* suite = suites[chosen];
@@ -115,6 +119,7 @@ int sweep(const Program& program, int argc, char** argv) {
         std::uint64_t run = 0;
         std::uint64_t failed = 0;
         const auto started = std::chrono::steady_clock::now();
+        if (site_hits) site_hits->start_suite();
         for (std::uint64_t ordinal = shard.index; ordinal < total; ordinal += shard.total) {
             const std::uint64_t seed = seeds.first + ordinal / cases;
             const std::uint64_t index = ordinal % cases;
@@ -144,6 +149,7 @@ int sweep(const Program& program, int argc, char** argv) {
             if (!keep_going || failed >= 10) break;
         }
         progress.finish();
+        if (site_hits) site_hits->end_suite(suite->name(), cases, run);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         const double rate = seconds > 0 ? static_cast<double>(run) / seconds : 0.0;
         std::printf("%s: %llu passed, %llu failed (%llu cases, %.2f s, %.0f cases/s)\n",
@@ -161,6 +167,7 @@ int sweep(const Program& program, int argc, char** argv) {
         any_failed = any_failed || failed != 0;
     }
     if (json_path) write_atomically(*json_path, report.dump(1) + "\n");
+    if (site_hits) site_hits->write();
     return any_failed ? 1 : 0;
 }
 

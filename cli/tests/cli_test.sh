@@ -112,5 +112,24 @@ import json, sys; sys.exit(json.load(open('$work/swarm_shard2.json'))['mix'] != 
 check "list names the suites and the mutation sites" bash -c "'$moqsim' list | grep -q '^  resume' &&
     '$moqsim' list --sites | grep -q 'resume.route.register'"
 
+# Site hits: only a mutants build counts; elsewhere --site-hits is refused before the run.
+if "$moqsim" list --sites | grep -q 'cannot switch them off'; then
+    check "--site-hits without a mutants build" usage_error sweep --suite resume --cases 1 --site-hits "$work/hits.json"
+    check "nothing written for it" test ! -e "$work/hits.json"
+else
+    check "--site-hits to a folder that is missing is refused before the run" \
+        usage_error sweep --suite resume --cases 1 --site-hits "$work/missing/hits.json"
+    run_status 0 sweep --suite waiter,resume --seeds 1 --cases 200 --site-hits "$work/hits.json"
+    check "--site-hits counts each suite's own evaluations" python3 -c "
+import json, sys
+r = json.load(open('$work/hits.json'))
+waiter, resume = r['suites']
+names = {s['name'] for s in r['sites']}
+ok = (r['format'] == 'moqsim-site-hits' and waiter['suite'] == 'waiter' and resume['run'] == 200
+      and set(resume['evaluations']) == names and resume['evaluations']['resume.route.register'] > 0
+      and waiter['evaluations']['resume.route.register'] == 0)
+sys.exit(0 if ok else 1)"
+fi
+
 echo "cli: $passed passed, $failed failed"
 ((failed == 0))

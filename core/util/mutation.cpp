@@ -12,6 +12,7 @@ namespace {
 struct Registry {
     std::mutex mutex;
     std::vector<Site> sites;
+    std::vector<std::atomic<std::uint64_t>*> evaluations;  // by site index; null: not counted
 };
 
 Registry& registry() {
@@ -48,12 +49,29 @@ std::string_view category_name(Category category) {
     return "unknown";
 }
 
-int add_site(Site site) {
+int add_site(Site site, std::atomic<std::uint64_t>* evaluations) {
     site.file = strip_build_prefix(site.file);
     Registry& all = registry();
     std::lock_guard lock(all.mutex);
     all.sites.push_back(site);
+    all.evaluations.push_back(evaluations);
     return static_cast<int>(all.sites.size() - 1);
+}
+
+std::uint64_t evaluations(std::string_view name) {
+    const int index = index_of(name);
+    if (index < 0) return 0;
+    Registry& all = registry();
+    std::lock_guard lock(all.mutex);
+    const std::atomic<std::uint64_t>* counter = all.evaluations[static_cast<std::size_t>(index)];
+    return counter ? counter->load(std::memory_order_relaxed) : 0;
+}
+
+void reset_evaluations() {
+    Registry& all = registry();
+    std::lock_guard lock(all.mutex);
+    for (std::atomic<std::uint64_t>* counter : all.evaluations)
+        if (counter) counter->store(0, std::memory_order_relaxed);
 }
 
 std::vector<Site> sites() {

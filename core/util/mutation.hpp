@@ -5,11 +5,14 @@
 //
 // A normal build compiles a site to `true` (it still lands in the registry, at no run
 // time cost). A build configured with -Dmutants=true reads MOQ_MUTANT once and turns
-// that one site off.
+// that one site off, and counts how often each site is evaluated (relaxed atomic
+// counters, one a site), so a report can show which runs reach which site.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,8 +35,15 @@ struct Site {
 std::vector<Site> sites();
 const Site* find_site(std::string_view name);
 
-// Registers a site; returns its index. Called from static initialisation.
-int add_site(Site site);
+// Registers a site; returns its index. Called from static initialisation. `evaluations`
+// is the site's counter (it lives as long as the program); null if it counts nothing.
+int add_site(Site site, std::atomic<std::uint64_t>* evaluations = nullptr);
+
+// How often the named site was evaluated in this process since the last reset. Only a
+// mutants build counts; elsewhere always 0 (a normal build pays nothing for sites).
+std::uint64_t evaluations(std::string_view name);
+// Sets every site's count back to 0 (between the runs a report tells apart).
+void reset_evaluations();
 
 // The index of the site switched off in this process, or -1.
 int active_mutant();
@@ -56,9 +66,11 @@ struct Literal {
 
 template <Literal Name, Category Kind, Literal File, int Line, Literal Reason>
 struct SiteAt {
-    static inline const int index = add_site(Site{Name.value, Kind, File.value, Line, Reason.value});
+    static inline std::atomic<std::uint64_t> evaluated{0};
+    static inline const int index = add_site(Site{Name.value, Kind, File.value, Line, Reason.value}, &evaluated);
     static bool on() {
 #ifdef MOQ_MUTANTS
+        evaluated.fetch_add(1, std::memory_order_relaxed);
         return active_mutant() != index;
 #else
         static_cast<void>(index);  // odr-use: the site registers even when it cannot switch off

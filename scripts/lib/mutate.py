@@ -27,6 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reports import write_reports  # noqa: E402
+from site_location import site_location  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FAILED_CASE = re.compile(r"^TEST CASE:\s+(.+?)\s*$")
@@ -129,8 +130,7 @@ def report_json(results, elapsed_ms):
             "id": site["name"],
             "mutatorName": site["category"],
             "description": f"{site['name']} switched off",
-            "location": {"start": {"line": site["line"], "column": 1},
-                         "end": {"line": site["line"] + 1, "column": 1}},
+            "location": site_location(files[path]["source"], site["name"], site["line"]),
             "status": "Ignored" if status == "Survived" and site["survivor_reason"] else status,
             "killedBy": result["killed_by"] + sweep_killers(result),
             "duration": result["ms"],

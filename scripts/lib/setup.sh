@@ -11,6 +11,7 @@ MOQ_PACKAGES=(
     g++ meson ninja-build pkg-config cmake
     librapidcheck-dev doctest-dev nlohmann-json3-dev libboost-context-dev
     gcovr valgrind python3
+    nodejs npm chromium
 )
 
 # moq_install_packages: install whichever of MOQ_PACKAGES is missing (apt-get, as root).
@@ -21,7 +22,7 @@ MOQ_PACKAGES=(
 # it is harmless otherwise.
 moq_install_packages() {
     local -a wanted=("${MOQ_PACKAGES[@]}") extra=() missing=()
-    local pkg status log
+    local pkg status log provided
     if [[ -n ${MOQ_EXTRA_PACKAGES:-} ]]; then
         read -r -a extra <<<"$MOQ_EXTRA_PACKAGES"
         wanted+=("${extra[@]}")
@@ -30,10 +31,15 @@ moq_install_packages() {
         echo "moqsim: dpkg-query not found (not Debian?); not checking packages: ${wanted[*]}" >&2
         return 0
     fi
+    # Names the installed packages provide stand in for a package of that name (a Node.js
+    # build that bundles npm provides npm, and conflicts with Debian's npm package).
+    # shellcheck disable=SC2016  # ${...} are dpkg-query's fields, not shell variables
+    provided="$(dpkg-query -W -f='${db:Status-Abbrev}|${Provides}\n' 2>/dev/null |
+        sed -n 's/^ii *|//p' | tr ',' '\n' | sed 's/([^)]*)//; s/^ *//; s/ *$//')"
     for pkg in "${wanted[@]}"; do
         # shellcheck disable=SC2016  # ${Status} is dpkg-query's field, not a shell variable
         status="$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)"
-        [[ $status == *" ok installed" ]] || missing+=("$pkg")
+        [[ $status == *" ok installed" ]] || grep -qxF "$pkg" <<<"$provided" || missing+=("$pkg")
     done
     ((${#missing[@]} == 0)) && return 0
 
@@ -147,4 +153,26 @@ moq_build_quietly() {
         return 1
     fi
     rm -f "$log"
+}
+
+# moq_report_viewer: installs the mutation report viewer (npm's mutation-testing-elements,
+# the version scripts/lib/viewer/package-lock.json pins) into build-reports/ unless it is
+# there already, and prints the path of its browser bundle. Needs the npm registry the
+# first time only. A failure: the reason on stderr, status 1.
+moq_report_viewer() {
+    local pinned="$MOQ_ROOT/scripts/lib/viewer" cache="$MOQ_ROOT/build-reports" log
+    local bundle="$cache/node_modules/mutation-testing-elements/dist/mutation-test-elements.js"
+    if [[ ! -f $bundle ]] || ! cmp -s "$pinned/package-lock.json" "$cache/package-lock.json"; then
+        mkdir -p "$cache"
+        cp "$pinned/package.json" "$pinned/package-lock.json" "$cache/"
+        log=$(mktemp)
+        if ! (cd "$cache" && npm ci --ignore-scripts --no-audit --no-fund) >"$log" 2>&1 || [[ ! -f $bundle ]]; then
+            tail -n 20 "$log" >&2
+            rm -f "$log" "$cache/package-lock.json"
+            echo "moqsim: could not install the report viewer (npm ci in build-reports/)" >&2
+            return 1
+        fi
+        rm -f "$log"
+    fi
+    printf '%s\n' "$bundle"
 }

@@ -1,0 +1,36 @@
+#include "cli/site_hits.hpp"
+
+#include <utility>
+
+#include "cli/args.hpp"
+#include "cli/output.hpp"
+#include "util/mutation.hpp"
+
+namespace moq::cli {
+
+SiteHits::SiteHits(std::string path, nlohmann::json sweep_settings) : path_(std::move(path)) {
+    if (!mutation::mutants_enabled())
+        throw UsageError("--site-hits needs a build with mutants (meson configure -Dmutants=true; scripts/mutate builds one)");
+    check_writable(path_);
+    report_ = {{"format", "moqsim-site-hits"}, {"version", 1}};
+    report_.update(sweep_settings);
+    report_["sites"] = nlohmann::json::array();
+    for (const mutation::Site& site : mutation::sites())
+        report_["sites"].push_back({{"name", site.name},
+                                    {"category", mutation::category_name(site.category)},
+                                    {"file", site.file},
+                                    {"line", site.line}});
+    report_["suites"] = nlohmann::json::array();
+}
+
+void SiteHits::start_suite() { mutation::reset_evaluations(); }
+
+void SiteHits::end_suite(std::string_view suite, std::uint64_t cases, std::uint64_t run) {
+    nlohmann::json evaluations = nlohmann::json::object();
+    for (const mutation::Site& site : mutation::sites()) evaluations[std::string(site.name)] = mutation::evaluations(site.name);
+    report_["suites"].push_back({{"suite", suite}, {"cases", cases}, {"run", run}, {"evaluations", evaluations}});
+}
+
+void SiteHits::write() const { write_atomically(path_, report_.dump(1) + "\n"); }
+
+}  // namespace moq::cli
