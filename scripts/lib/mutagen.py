@@ -281,8 +281,8 @@ class Finder:
         return None
 
     def dependent(self, *cursors):
-        return any(c.type.kind in (cindex.TypeKind.DEPENDENT, cindex.TypeKind.UNEXPOSED) and
-                   "type-parameter" in c.type.spelling or c.type.kind == cindex.TypeKind.DEPENDENT
+        """Whether an operand's type waits for a template argument (its operators are unknown)."""
+        return any(c.type.kind == cindex.TypeKind.DEPENDENT or "type-parameter" in c.type.spelling
                    for c in cursors)
 
     def binary(self, cursor, path):
@@ -355,11 +355,14 @@ class Finder:
                 continue
             if parent.kind == K.COMPOUND_STMT:
                 return True
-            if parent.kind in (K.IF_STMT, K.WHILE_STMT, K.DO_STMT, K.CASE_STMT, K.DEFAULT_STMT, K.LABEL_STMT):
-                # the body of a statement, not its condition
-                children = list(parent.get_children())
-                return node is not children[0] and offsets(node) != offsets(self.condition_of(parent) or node) \
-                    if parent.kind != K.DO_STMT else offsets(node) == offsets(children[0])
+            if parent.kind in (K.CASE_STMT, K.DEFAULT_STMT, K.LABEL_STMT):
+                return offsets(node) == offsets(list(parent.get_children())[-1])
+            if parent.kind in (K.IF_STMT, K.WHILE_STMT):
+                # a branch or the body, after the parenthesised header
+                close = self.header_close(parent)
+                return close is not None and node.extent.start.offset > close
+            if parent.kind == K.DO_STMT:
+                return offsets(node) == offsets(list(parent.get_children())[0])
             if parent.kind == K.FOR_STMT:
                 parts = self.for_parts(parent)
                 return parts is not None and parts[2] is not None and offsets(node) == parts[2]
@@ -457,7 +460,6 @@ class Finder:
     def condition_of(self, statement):
         """The condition expression of an if, while, do or for, or None (a declaration, constexpr)."""
         children = list(statement.get_children())
-        tokens = list(statement.get_tokens())
         if statement.kind == K.DO_STMT:
             return children[-1] if len(children) == 2 else None
         if statement.kind == K.FOR_STMT:
@@ -468,21 +470,27 @@ class Finder:
                 if child.kind != K.DECL_STMT and self.spans(child, parts[1]):
                     return child
             return None
+        close = self.header_close(statement)
+        if close is None:
+            return None
+        for child in children:
+            if child.extent.end.offset <= close and self.ends_at(child, close):
+                return None if child.kind in (K.VAR_DECL, K.DECL_STMT) else child
+        return None
+
+    def header_close(self, statement):
+        """The offset of the `)` closing an if's or while's header; None for if constexpr."""
+        tokens = list(statement.get_tokens())
         if len(tokens) < 2 or tokens[1].spelling != "(":
-            return None  # if constexpr, if consteval
+            return None
         depth = 0
-        close = None
         for token in tokens[1:]:
             if token.spelling == "(":
                 depth += 1
             elif token.spelling == ")":
                 depth -= 1
                 if depth == 0:
-                    close = token.extent.start.offset
-                    break
-        for child in children:
-            if child.extent.end.offset <= close and self.ends_at(child, close):
-                return None if child.kind in (K.VAR_DECL, K.DECL_STMT) else child
+                    return token.extent.start.offset
         return None
 
     def spans(self, child, part):
@@ -516,9 +524,7 @@ class Finder:
             if condition is None:
                 return
             keyword = list(cursor.get_tokens())[0]
-            if cursor.kind == K.DO_STMT:
-                keyword = next((t for t in cursor.get_tokens() if t.spelling == "while" and
-                                t.extent.start.offset < condition.extent.start.offset), keyword)
+            if cursor.kind == K.DO_STMT:  # named by its `while`
                 keyword = [t for t in cursor.get_tokens() if t.spelling == "while" and
                            t.extent.end.offset <= condition.extent.start.offset][-1]
             where = keyword.location

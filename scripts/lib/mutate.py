@@ -598,7 +598,6 @@ def summarise(runs, meta, report_dir):
 def merge(report_dir, paths):
     runs = []
     elapsed = 0
-    selections = []
     seen = set()
     for path in paths:
         try:
@@ -614,8 +613,7 @@ def merge(report_dir, paths):
             seen.add(mutant["id"])
             runs.append((mutant, result))
         elapsed = max(elapsed, shard["meta"]["elapsed_ms"])
-        selections.append(shard["meta"]["selection"])
-    meta = {"when": datetime.date.today().isoformat(), "selection": f"{len(paths)} shards merged ({selections[0]})",
+    meta = {"when": datetime.date.today().isoformat(), "selection": f"{len(paths)} shards merged: {len(runs)} mutants",
             "jobs": shard["meta"]["jobs"], "elapsed_ms": elapsed}
     write_all_reports(report_dir, runs, meta)
     return summarise(runs, meta, report_dir)
