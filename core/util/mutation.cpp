@@ -123,7 +123,7 @@ int active_mutant() {
             std::exit(2);
         }
         if (!activate(name)) {
-            std::fprintf(stderr, "moqsim: unknown mutant '%s' (moqsim list --sites names them)\n", name);
+            std::fprintf(stderr, "moqsim: unknown mutant '%s' (moqsim list --sites names the sites, scripts/mutate --list every mutant)\n", name);
             std::exit(2);
         }
     });
