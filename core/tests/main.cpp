@@ -1,5 +1,6 @@
-// The unit test program. `--list-sites` prints every mutation site linked into it (one
-// JSON object a line) for scripts/mutate; anything else is doctest's.
+// The unit test program. `--list-sites` prints every mutation site linked into it and
+// `--list-generated` every generated mutant of a schemata build (one JSON object a line)
+// for scripts/mutate; anything else is doctest's.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -22,12 +23,27 @@ void list_sites() {
     }
 }
 
+void list_generated() {
+    using moq::util::json_quote;
+    for (const moq::mutation::GeneratedMutant& mutant : moq::mutation::generated_mutants()) {
+        std::printf("{\"id\":%s,\"file\":%s,\"line\":%d,\"column\":%d,\"operator\":%s,\"original\":%s,"
+                    "\"replacement\":%s}\n",
+                    json_quote(mutant.id).c_str(), json_quote(mutant.file).c_str(), mutant.line, mutant.column,
+                    json_quote(mutant.mutation).c_str(), json_quote(mutant.original).c_str(),
+                    json_quote(mutant.replacement).c_str());
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--list-sites") == 0) {
             list_sites();
+            return 0;
+        }
+        if (std::strcmp(argv[i], "--list-generated") == 0) {
+            list_generated();
             return 0;
         }
     }

@@ -13,6 +13,8 @@ struct Registry {
     std::mutex mutex;
     std::vector<Site> sites;
     std::vector<std::atomic<std::uint64_t>*> evaluations;  // by site index; null: not counted
+    const GeneratedMutant* generated = nullptr;
+    std::size_t generated_count = 0;
 };
 
 Registry& registry() {
@@ -27,6 +29,8 @@ std::string_view strip_build_prefix(std::string_view file) {
 
 // -2: not read yet. Read from MOQ_MUTANT on first use in a mutants build.
 std::atomic<int> active_index{-2};
+// The generated mutant switched on; meaningful once the environment is read.
+std::atomic<int> active_generated{-1};
 std::once_flag environment_read;
 
 int index_of(std::string_view name) {
@@ -35,6 +39,24 @@ int index_of(std::string_view name) {
     for (std::size_t i = 0; i < all.sites.size(); ++i)
         if (all.sites[i].name == name) return static_cast<int>(i);
     return -1;
+}
+
+int generated_index_of(std::string_view name) {
+    Registry& all = registry();
+    std::lock_guard lock(all.mutex);
+    for (std::size_t i = 0; i < all.generated_count; ++i)
+        if (all.generated[i].id == name) return static_cast<int>(i);
+    return -1;
+}
+
+// Switches on what `name` names: a site (off) or a generated mutant (on). False if unknown.
+bool activate(std::string_view name) {
+    const int site = index_of(name);
+    const int generated = site < 0 ? generated_index_of(name) : -1;
+    if (site < 0 && generated < 0) return false;
+    active_index = site;
+    active_generated = generated;
+    return true;
 }
 
 }  // namespace
@@ -74,6 +96,20 @@ void reset_evaluations() {
         if (counter) counter->store(0, std::memory_order_relaxed);
 }
 
+int add_generated_mutants(const GeneratedMutant* first, std::size_t count) {
+    Registry& all = registry();
+    std::lock_guard lock(all.mutex);
+    all.generated = first;
+    all.generated_count = count;
+    return static_cast<int>(count);
+}
+
+std::vector<GeneratedMutant> generated_mutants() {
+    Registry& all = registry();
+    std::lock_guard lock(all.mutex);
+    return {all.generated, all.generated + all.generated_count};
+}
+
 std::vector<Site> sites() {
     Registry& all = registry();
     std::vector<Site> copy;
@@ -104,25 +140,27 @@ int active_mutant() {
                                  "(configure with -Dmutants=true)\n");
             std::exit(2);
         }
-        active_index = index_of(name);
-        if (active_index < 0) {
-            std::fprintf(stderr, "moqsim: unknown mutant '%s' (moqsim list --sites names them)\n", name);
+        if (!activate(name)) {
+            std::fprintf(stderr, "moqsim: unknown mutant '%s' (moqsim list --sites names the sites, scripts/mutate --list every mutant)\n", name);
             std::exit(2);
         }
     });
     return active_index;
 }
 
+int active_generated_mutant() {
+    active_mutant();
+    return active_generated.load(std::memory_order_relaxed);
+}
+
 bool set_active_mutant(std::string_view name) {
     active_mutant();  // settle the environment first, so it cannot override this later
     if (name.empty()) {
         active_index = -1;
+        active_generated = -1;
         return true;
     }
-    const int index = index_of(name);
-    if (index < 0) return false;
-    active_index = index;
-    return true;
+    return activate(name);
 }
 
 }  // namespace moq::mutation

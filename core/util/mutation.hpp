@@ -7,6 +7,11 @@
 // time cost). A build configured with -Dmutants=true reads MOQ_MUTANT once and turns
 // that one site off, and counts how often each site is evaluated (relaxed atomic
 // counters, one a site), so a report can show which runs reach which site.
+//
+// MOQ_MUTANT may instead name a generated mutant: a build configured with
+// -Dschemata=true compiles the core from a copy written by scripts/lib/mutagen.py in
+// which every mutation point is a switch on that mutant's index (util/schema.hpp); the
+// copy's table registers each mutant here. A normal build registers none.
 #pragma once
 
 #include <algorithm>
@@ -45,9 +50,28 @@ std::uint64_t evaluations(std::string_view name);
 // Sets every site's count back to 0 (between the runs a report tells apart).
 void reset_evaluations();
 
+// A mutant of the generated schemata copy: where it is and what it changes.
+struct GeneratedMutant {
+    std::string_view id;  // "gen.model/group.cpp:44:28.rel_flip": file:line:column.operator
+    std::string_view file;  // relative to the project root
+    int line;
+    int column;
+    std::string_view mutation;  // the operator: rel_flip, cond_negate, call_delete, ...
+    std::string_view original;
+    std::string_view replacement;
+};
+
+// Registers the generated table, in schema index order; returns how many it holds.
+// Called once, from the copy's static initialisation.
+int add_generated_mutants(const GeneratedMutant* first, std::size_t count);
+// Every generated mutant linked into this program, in schema index order.
+std::vector<GeneratedMutant> generated_mutants();
+
 // The index of the site switched off in this process, or -1.
 int active_mutant();
-// Switches one site off (an empty name switches none back on). False if unknown.
+// The schema index of the generated mutant switched on in this process, or -1.
+int active_generated_mutant();
+// Switches one site off or one generated mutant on (an empty name: none). False if unknown.
 bool set_active_mutant(std::string_view name);
 // Whether this build can switch sites off at all.
 constexpr bool mutants_enabled() {

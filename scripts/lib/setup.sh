@@ -12,6 +12,8 @@ MOQ_PACKAGES=(
     librapidcheck-dev doctest-dev nlohmann-json3-dev libboost-context-dev
     gcovr valgrind python3
     nodejs npm chromium
+    # scripts/mutate's generator (scripts/lib/mutagen.py) parses the core with libclang.
+    python3-clang-14 libclang1-14
 )
 
 # moq_install_packages: install whichever of MOQ_PACKAGES is missing (apt-get, as root).

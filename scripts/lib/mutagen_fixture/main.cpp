@@ -1,0 +1,25 @@
+// Prints what every function of the generator's fixture answers, one `name=value` a line.
+#include <cstdio>
+
+#include "fixture.hpp"
+
+int main() {
+    const int seven = 7;
+    std::printf("below=%d\n", fixture::below(2, 2));
+    std::printf("same=%d\n", fixture::same(3, 3));
+    std::printf("next=%d\n", fixture::next(5));
+    std::printf("both=%d\n", fixture::both(true, false));
+    std::printf("either=%d\n", fixture::either(true, false));
+    std::printf("choose=%d\n", fixture::choose(true));
+    std::printf("guard=%d\n", fixture::guard(&seven));
+    std::printf("rounds=%d\n", fixture::rounds(2));
+    std::printf("sum_to=%d\n", fixture::sum_to(3));
+    std::printf("tries=%d\n", fixture::tries(2));
+    std::printf("added=%d\n", fixture::added());
+    std::printf("ready=%d\n", fixture::ready());
+    std::printf("bump=%d\n", fixture::bump(3));
+    std::printf("post=%d\n", fixture::post(3));
+    std::printf("twice=%d\n", fixture::twice_at_run_time(3));
+    std::printf("older=%d\n", fixture::older(fixture::Version{2}, fixture::Version{2}));
+    std::printf("checked=%d site=%d width=%d\n", fixture::checked(1), fixture::site_on(), fixture::width());
+}
