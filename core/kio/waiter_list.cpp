@@ -6,6 +6,7 @@
 #include <limits>
 #include <new>
 
+#include "kio/schedule_point.hpp"
 #include "util/assert.hpp"
 
 namespace moq::kio {
@@ -139,6 +140,9 @@ void WaiterList::wake() {
     for (std::uint32_t i = 0; i < drained.len_; ++i) {
         detail::Identity* identity = drained.data_[i];
         if (!identity->try_upgrade()) continue;
+        // The list is drained already: a task that runs here and registers again joins
+        // it anew, and this wake still reaches it.
+        schedule_point("wake.list.entry");
         identity->waker().wake();
         identity->release_strong();
     }
