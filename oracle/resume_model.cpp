@@ -383,7 +383,8 @@ bool ResumeModel::may_hold() const {
     });
 }
 
-void ResumeModel::answered_pending(kio::Instant now) {
+void ResumeModel::answered_pending(kio::Instant now, bool walked) {
+    if (!walked) return;
     note_held(window_beliefs(now));
     std::vector<Belief> kept;
     for (const Belief& belief : window_beliefs(now))
@@ -418,11 +419,11 @@ std::vector<ResumeModel::Belief> ResumeModel::suppliers(const Belief& belief, in
 }
 
 std::optional<std::string> ResumeModel::answered_group(std::uint64_t sequence, const std::vector<std::string>& frames,
-                                                       kio::Instant now) {
+                                                       kio::Instant now, std::optional<int> landing) {
     const std::string what = "group " + std::to_string(sequence);
     if (stopped_) return "R10: " + what + " handed out after the reader ended";
     std::optional<std::string> reason;
-    const std::vector<int> copies = supplier_copies(sequence, frames, reason);
+    const std::vector<int> copies = supplier_copies(sequence, frames, landing, reason);
     if (copies.empty()) return reason;
     std::vector<Belief> kept;
     for (const Belief& belief : window_beliefs(now)) {
@@ -450,7 +451,7 @@ std::optional<std::string> ResumeModel::answered_group(std::uint64_t sequence, c
 }
 
 std::vector<int> ResumeModel::supplier_copies(std::uint64_t sequence, const std::vector<std::string>& frames,
-                                               std::optional<std::string>& reason) const {
+                                               std::optional<int> landing, std::optional<std::string>& reason) const {
     const std::string what = "group " + std::to_string(sequence);
     std::vector<int> copies;
     if (frames.size() > 1) {
@@ -470,8 +471,10 @@ std::vector<int> ResumeModel::supplier_copies(std::uint64_t sequence, const std:
         }
         copies.push_back(named);
     }
+    // So may a group taken while its copy was still landing it: its read stalled before
+    // the frame was written.
     for (int copy = 0; copy < copy_count; ++copy)
-        if (copy != named && aborted(copy, sequence, now_at())) copies.push_back(copy);
+        if (copy != named && (aborted(copy, sequence, now_at()) || landing == copy)) copies.push_back(copy);
     if (copies.empty()) reason = "R6: " + what + " read no frame, and no copy aborted it";
     return copies;
 }

@@ -52,9 +52,14 @@ public:
 
     // The reader's answers. A poll begins; its answer comes once the poll returns.
     void poll_begun();
-    void answered_pending(kio::Instant now);
+    // `walked`: the read walked; an idle gate's answer (no walk) changed nothing of the
+    // reader's (I1): a wake still under way inside an operation may poll the reader
+    // before its gate has fired.
+    void answered_pending(kio::Instant now, bool walked = true);
+    // `landing`: the copy whose land of this group was under way when the reader took it
+    // (its read may have stalled and continued from the serving copy, R6, R14).
     std::optional<std::string> answered_group(std::uint64_t sequence, const std::vector<std::string>& frames,
-                                              kio::Instant now);
+                                              kio::Instant now, std::optional<int> landing = std::nullopt);
     std::optional<std::string> answered_end(std::optional<model::Error> error, kio::Instant now);
     // With no task runnable and no deadline pending, the reader parked.
     [[nodiscard]] std::optional<std::string> quiescent(kio::Instant now) const;
@@ -129,7 +134,7 @@ private:
                                                 std::optional<std::string>& reason) const;
     // R6/R14/R17: the copies that may have supplied `sequence`, read as `frames`.
     [[nodiscard]] std::vector<int> supplier_copies(std::uint64_t sequence, const std::vector<std::string>& frames,
-                                                   std::optional<std::string>& reason) const;
+                                                   std::optional<int> landing, std::optional<std::string>& reason) const;
     [[nodiscard]] const HeldCopy* serving(const Belief& belief) const;
     // R7: groups of the serving copy the reader owes at operation `at`.
     [[nodiscard]] std::vector<std::uint64_t> owed(const Belief& belief, std::size_t at,

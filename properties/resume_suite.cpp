@@ -57,8 +57,9 @@ struct Command {
     std::optional<std::uint64_t> end;
 };
 
-// The system under test and its model. The model hears each driver operation right after
-// the real one (no schedule point lies between them) and each answer of the reader.
+// The system under test and its model. The model hears each driver operation right before
+// the real one (a wake inside it may poll the reader at once, under drive `inline`, which
+// must find the model told) and each answer of the reader.
 struct World {
     explicit World(model::Walk order) : walk(order), oracle(order, grace) {}
 
@@ -70,6 +71,12 @@ struct World {
     kio::Producer<model::Preferences> preferences;
     oracle::ResumeModel oracle;
     Mailbox<Command> mailbox;
+    // A land under way: its group is in its copy before its frame is written.
+    struct Landing {
+        int copy = 0;
+        std::uint64_t sequence = 0;
+    };
+    std::optional<Landing> landing;
     std::string violation;
     bool stopped = false;
     std::uint64_t walks = 0;
@@ -85,6 +92,8 @@ std::string copy_letter(int copy) { return std::string(1, static_cast<char>('A' 
 // land: a group with one frame naming its copy and sequence, finished.
 void land(World& world, const Step& step, kio::Instant now) {
     const int copy = step.copy;
+    const bool accept = world.oracle.land(copy, step.sequence, now);
+    world.landing = World::Landing{copy, step.sequence};
     auto created = world.copies[copy].create_group(step.sequence);
     const bool accepted = std::holds_alternative<model::GroupProducer>(created);
     if (accepted) {
@@ -93,24 +102,27 @@ void land(World& world, const Step& step, kio::Instant now) {
         group.finish();
         world.groups[copy].insert_or_assign(step.sequence, std::move(group));
     }
-    if (world.oracle.land(copy, step.sequence, now) != accepted)
+    world.landing.reset();
+    if (accept != accepted)
         world.fail("R2: copy " + copy_letter(copy) + (accepted ? " accepted" : " refused") + " group " +
                    std::to_string(step.sequence) + " against the model");
 }
 
 // drop: aborts one landed group of a copy, as an eviction or expiry does upstream.
 void drop(World& world, const Step& step, kio::Instant now) {
+    const bool has = world.oracle.abort_group(step.copy, step.sequence, now);
     auto found = world.groups[step.copy].find(step.sequence);
     const bool had = found != world.groups[step.copy].end();
     if (had) found->second.abort(model::Error::cancel);
-    if (world.oracle.abort_group(step.copy, step.sequence, now) != had)
+    if (has != had)
         world.fail("R2: copy " + copy_letter(step.copy) + " group " + std::to_string(step.sequence) +
                    " aborted against the model");
 }
 
 void finish(World& world, const Step& step, kio::Instant now) {
+    const bool accept = world.oracle.finish(step.copy, now);
     const bool accepted = !world.copies[step.copy].finish();
-    if (world.oracle.finish(step.copy, now) != accepted) world.fail("R2: copy finish disagrees with the model");
+    if (accept != accepted) world.fail("R2: copy finish disagrees with the model");
 }
 
 void advance(World& world, const Step& step, sim::Task& task) {
@@ -126,7 +138,7 @@ std::optional<std::uint64_t> range_end(const Step& step) {
 
 // The driver's operations as small command types, one operation each: a precondition
 // (none of them needs one: a step that finds nothing to act on is told to the model,
-// which judges the real answer), then the real system, then the model.
+// which judges the real answer), then the model, then the real system.
 struct Always {
     static bool applies(const World&, const Step&) { return true; }
 };
@@ -138,32 +150,32 @@ struct Finish : Always {
 };
 struct Kill : Always {
     static void run(World& world, const Step& step, sim::Task& task) {
-        world.copies[step.copy].abort(model::Error::route_failed);
         world.oracle.kill(step.copy, task.clock().now());
+        world.copies[step.copy].abort(model::Error::route_failed);
     }
 };
 struct Serve : Always {
     static void run(World& world, const Step& step, sim::Task& task) {
-        world.route.serve_from(world.copies[step.copy].consume());
         world.oracle.serve(step.copy, task.clock().now());
+        world.route.serve_from(world.copies[step.copy].consume());
     }
 };
 struct Park : Always {
     static void run(World& world, const Step&, sim::Task& task) {
-        world.route.park();
         world.oracle.park(task.clock().now());
+        world.route.park();
     }
 };
 struct EndClean : Always {
     static void run(World& world, const Step&, sim::Task& task) {
-        world.route.end(std::nullopt);
         world.oracle.end(std::nullopt, task.clock().now());
+        world.route.end(std::nullopt);
     }
 };
 struct EndError : Always {
     static void run(World& world, const Step&, sim::Task& task) {
-        world.route.end(model::Error::unroutable);
         world.oracle.end(model::Error::unroutable, task.clock().now());
+        world.route.end(model::Error::unroutable);
     }
 };
 // The reader's own changes go through its mailbox (applied by its task, see below).
@@ -204,7 +216,7 @@ constexpr auto commands = command_table<Land, Finish, Kill, Serve, Park, EndClea
                                         Advance, Skip, Poke, Drop>;
 static_assert(commands.size() == op_names.size());
 
-// One driver operation on the real system, then on the model.
+// One driver operation, on the model and on the real system.
 void apply(World& world, const Step& step, sim::Task& task) {
     const CommandEntry& command = commands[static_cast<std::size_t>(step.op)];
     if (command.applies(world, step)) command.run(world, step, task);
@@ -224,13 +236,16 @@ void apply_commands(World& world, model::ResumeReader& reader, const kio::Waiter
 }
 
 // Every frame of a taken group that is there now, through its recover. A group aborted
-// since (drop) may end early or stall on its recover: the read stops at the first Pending.
-std::vector<std::string> read_frames(model::GroupConsumer& group, sim::Task& task) {
+// since (drop) may end early or stall on its recover: the read stops at the first Pending,
+// unless the group is still being landed (taken at a wake inside its land): then its
+// frame and end follow before the land returns.
+std::vector<std::string> read_frames(World& world, model::GroupConsumer& group, sim::Task& task) {
     std::vector<std::string> frames;
     for (;;) {
         auto frame = task.wait([&](const kio::Waiter& waiter) {
             auto polled = group.poll_read_frame(waiter);
             using Read = std::optional<std::decay_t<decltype(polled.value())>>;
+            if (polled.is_pending() && world.landing && !group.aborted()) return kio::Poll<Read>::pending();
             return kio::Poll<Read>(polled.is_pending() ? Read() : Read(std::move(polled.value())));
         });
         if (!frame || !frame->is_item()) return frames;
@@ -246,9 +261,10 @@ kio::Poll<Answer> poll_once(World& world, model::TrackSubscriber& subscriber, co
     apply_commands(world, subscriber.reader(), waiter);
     world.oracle.poll_begun();
     auto got = subscriber.poll_group(waiter, world.walk);
+    const bool walked = subscriber.reader().walk_counter(world.walk).walks != world.walks;
     world.walks = subscriber.reader().walk_counter(world.walk).walks;
     world.meters = subscriber.stats().polls;
-    if (got.is_pending()) world.oracle.answered_pending(task.clock().now());
+    if (got.is_pending()) world.oracle.answered_pending(task.clock().now(), walked);
     return got;
 }
 
@@ -261,8 +277,12 @@ void read(World& world, sim::Task& task) {
         if (answer.is_item()) {
             const std::uint64_t sequence = answer.item().sequence();
             const kio::Instant now = task.clock().now();
-            const std::vector<std::string> frames = read_frames(answer.item(), task);
-            world.fail(world.oracle.answered_group(sequence, frames, now));
+            // Taken while its land was under way: its read may have stalled and continued
+            // from the serving copy (R14).
+            std::optional<int> landing;
+            if (world.landing && world.landing->sequence == sequence) landing = world.landing->copy;
+            const std::vector<std::string> frames = read_frames(world, answer.item(), task);
+            world.fail(world.oracle.answered_group(sequence, frames, now, landing));
             continue;
         }
         world.stopped = true;
@@ -307,7 +327,7 @@ struct Traits {
         return rc::gen::build<ResumeCase>(
             rc::gen::set(&ResumeCase::steps, rc::gen::container<std::vector<Step>>(step)),
             rc::gen::set(&ResumeCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
-            rc::gen::set(&ResumeCase::drive, drive_generator()),
+            rc::gen::set(&ResumeCase::drive, drive_generator_with_inline()),
             rc::gen::set(&ResumeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
     }
 
