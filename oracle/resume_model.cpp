@@ -22,7 +22,8 @@ constexpr std::size_t belief_limit = 256;
 
 }  // namespace
 
-ResumeModel::ResumeModel(model::Walk walk, kio::Duration grace) : walk_(walk), grace_(grace) {}
+ResumeModel::ResumeModel(model::Walk walk, kio::Duration grace, std::uint64_t delivered_window)
+    : walk_(walk), grace_(grace), delivered_window_(delivered_window) {}
 
 std::string ResumeModel::payload(int copy, std::uint64_t sequence) {
     return copy_name(copy) + ":" + std::to_string(sequence);
@@ -177,7 +178,7 @@ void ResumeModel::keep(std::vector<Belief> beliefs) { beliefs_ = std::move(belie
 
 bool ResumeModel::fresh(std::uint64_t sequence) const {
     if (walk_ == model::Walk::sequence) return !floor_ || sequence > *floor_;
-    return !delivered_.contains(sequence);
+    return !handed_out(sequence);
 }
 
 bool ResumeModel::in_range(std::uint64_t sequence) const {
@@ -219,7 +220,8 @@ std::vector<std::uint64_t> ResumeModel::owed(const Belief& belief, std::size_t a
     const HeldCopy* copy = serving(belief);
     if (!copy) return missing;
     for (const auto& [sequence, landed_at] : tracks_[copy->copy].landed)
-        if (landed_at <= at && !refuses(*copy, sequence, at, aborted_by)) missing.push_back(sequence);
+        if (landed_at <= at && !refuses(*copy, sequence, at, aborted_by) && !may_be_dropped(copy->copy, sequence))
+            missing.push_back(sequence);
     return missing;
 }
 
@@ -228,15 +230,17 @@ bool ResumeModel::may_land(const HeldCopy& copy, std::size_t at, std::optional<s
     // highest (may the reader wait?), passed in through `copy`.
     if (!copy.replaced || !copy.until_high || killed(copy.copy, at)) return false;
     std::uint64_t upper = *copy.until_high;
-    if (below) {
-        if (*below == 0) return false;
-        upper = std::min(upper, *below - 1);
-    }
     if (range_end_) {
         if (*range_end_ == 0) return false;
         upper = std::min(upper, *range_end_ - 1);
     }
-    std::uint64_t lower = cursor_floor(copy);
+    // R8: only the newest window of sequences in range up to `until` is looked at.
+    std::uint64_t lower = upper >= delivered_window_ ? upper - delivered_window_ + 1 : 0;
+    if (below) {
+        if (*below == 0) return false;
+        upper = std::min(upper, *below - 1);
+    }
+    lower = std::max(lower, cursor_floor(copy));
     // Below the first group the copy had, nothing is missing: it never had those.
     for (const auto& [sequence, landed_at] : tracks_[copy.copy].landed)
         if (landed_at <= at) {
@@ -244,7 +248,7 @@ bool ResumeModel::may_land(const HeldCopy& copy, std::size_t at, std::optional<s
             break;
         }
     for (std::uint64_t sequence = lower; sequence <= upper; ++sequence) {
-        if (walk_ == model::Walk::arrival && delivered_.contains(sequence)) continue;
+        if (walk_ == model::Walk::arrival && handed_out(sequence)) continue;
         if (!has(copy.copy, sequence, at)) return true;
     }
     return false;
@@ -275,7 +279,7 @@ bool ResumeModel::range_exhausted() const {
     if (range_start_ >= *range_end_) return true;
     if (walk_ == model::Walk::sequence) return floor_ && *floor_ + 1 >= *range_end_;
     for (std::uint64_t sequence = range_start_; sequence < *range_end_; ++sequence)
-        if (!delivered_.contains(sequence)) return false;
+        if (!handed_out(sequence)) return false;
     return true;
 }
 
@@ -289,7 +293,7 @@ std::optional<std::string> ResumeModel::serving_done(const Belief& belief, std::
     // R12: a group past the range's end keeps the read open: the end may still be raised.
     for (const auto& [sequence, landed_at] : tracks_[copy->copy].landed)
         if (landed_at <= at && range_end_ && sequence >= *range_end_ && sequence >= cursor_floor(*copy) &&
-            fresh(sequence) && !aborted(copy->copy, sequence, at))
+            fresh(sequence) && !aborted(copy->copy, sequence, at) && !may_be_dropped(copy->copy, sequence))
             return "the serving copy has a group past the range's end";
     if (killed(copy->copy, at)) {
         error = model::Error::route_failed;
@@ -375,6 +379,14 @@ void ResumeModel::note_held(const std::vector<Belief>& beliefs) {
                     maybe_held_.insert({copy.copy, sequence});
 }
 
+bool ResumeModel::may_be_dropped(int copy, std::uint64_t sequence) const {
+    if (walk_ != model::Walk::arrival || !maybe_held_.contains({copy, sequence})) return false;
+    std::set<std::uint64_t> lower;
+    for (const auto& held : maybe_held_)
+        if (held.second < sequence) lower.insert(held.second);
+    return lower.size() >= delivered_window_;
+}
+
 bool ResumeModel::may_hold() const {
     return std::any_of(maybe_held_.begin(), maybe_held_.end(), [&](const auto& held) {
         const std::uint64_t sequence = held.second;
@@ -444,7 +456,14 @@ std::optional<std::string> ResumeModel::answered_group(std::uint64_t sequence, c
     if (kept.empty()) return reason;
     note_held(kept);
     keep(std::move(kept));
-    delivered_.insert(sequence);
+    if (walk_ == model::Walk::arrival) {
+        // R5: the lowest remembered is forgotten, and with it everything below it.
+        delivered_.insert(sequence);
+        while (delivered_.size() > delivered_window_) {
+            delivered_floor_ = std::max(delivered_floor_, *delivered_.begin() + 1);
+            delivered_.erase(delivered_.begin());
+        }
+    }
     newest_ = max_of(newest_, sequence);
     if (walk_ == model::Walk::sequence) floor_ = max_of(floor_, sequence);
     return std::nullopt;

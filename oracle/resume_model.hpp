@@ -2,7 +2,8 @@
 // plainly as possible: sets and maps, no wakes, no gates. It learns only the history: the
 // driver's operations in order (with virtual time), the reader's own changes (range,
 // skip), and the reader's answers (Pending, a group with the frames read from it, an end
-// or an error). It never reads the reader's internals.
+// or an error). It never reads the reader's internals; the reader's configuration (its
+// grace and delivered window) it is given as the driver set it.
 //
 // A poll spans a window of driver operations: the reader may have read the route and each
 // copy at any point of that window. The model keeps every reader state the rules allow
@@ -28,14 +29,17 @@ class ResumeModel {
 public:
     static constexpr int copy_count = 3;
 
-    ResumeModel(model::Walk walk, kio::Duration grace);
+    // The reader's configuration as the driver set it: its grace (R8) and how many
+    // handed-out sequences an arrival walk remembers (R5, R8, R12).
+    ResumeModel(model::Walk walk, kio::Duration grace, std::uint64_t delivered_window = 1024);
 
     // The payload the driver writes into the one frame of every group it lands: the copy's
     // letter and the sequence ("B:3").
     static std::string payload(int copy, std::uint64_t sequence);
 
-    // The driver's operations, each applied right after the real one (no schedule point
-    // lies between them). `land` and `finish` answer whether a track accepts the write.
+    // The driver's operations, each told right before the real one (a wake inside it may
+    // run the reader at once). `land` and `finish` answer whether a track must accept the
+    // write.
     bool land(int copy, std::uint64_t sequence, kio::Instant now);
     bool finish(int copy, kio::Instant now);
     void kill(int copy, kio::Instant now);
@@ -124,6 +128,10 @@ private:
 
     // R5: handed out at most once / above the floor; within the range.
     [[nodiscard]] bool fresh(std::uint64_t sequence) const;
+    // R5: an arrival walk handed it out, or forgot it and everything below it.
+    [[nodiscard]] bool handed_out(std::uint64_t sequence) const {
+        return sequence < delivered_floor_ || delivered_.contains(sequence);
+    }
     [[nodiscard]] bool in_range(std::uint64_t sequence) const;
     [[nodiscard]] std::uint64_t cursor_floor(const HeldCopy& copy) const;
     // Why `copy` may not supply `sequence` (by operation `at`), or nothing if it may.
@@ -151,6 +159,9 @@ private:
     // R12: groups an arrival walk may hold past the range's end, and whether one still counts.
     void note_held(const std::vector<Belief>& beliefs);
     [[nodiscard]] bool may_hold() const;
+    // R12: a group the bound on held groups may have dropped (as many lower ones may have
+    // been held at once); it is then never handed out by holding.
+    [[nodiscard]] bool may_be_dropped(int copy, std::uint64_t sequence) const;
     // R10-R13: the ends a walk may answer with the route read as `route` and copies at `at`.
     // The copies read at `at`, retention judged at `retained_at`.
     [[nodiscard]] std::vector<std::optional<model::Error>> ends(const Belief& belief, const RouteView& route,
@@ -161,6 +172,7 @@ private:
 
     model::Walk walk_;
     kio::Duration grace_;
+    std::uint64_t delivered_window_;
     std::size_t operations_ = 0;
     std::array<Track, copy_count> tracks_;
     std::vector<Generation> generations_{Generation{}};  // generation 0: nothing served yet
@@ -171,7 +183,8 @@ private:
     std::uint64_t range_start_ = 0;
     std::optional<std::uint64_t> range_end_;
     std::optional<std::uint64_t> skipped_;
-    std::set<std::uint64_t> delivered_;
+    std::set<std::uint64_t> delivered_;  // the newest `delivered_window_` handed out
+    std::uint64_t delivered_floor_ = 0;  // below: forgotten, counts as handed out
     std::optional<std::uint64_t> newest_;
     std::optional<std::uint64_t> floor_;  // sequence walks: last handed out or skipped to
     std::set<std::pair<int, std::uint64_t>> maybe_held_;  // (copy, sequence)

@@ -1,6 +1,7 @@
 // The resume suite: a driver applies a generated list of operations to three copies, a
 // route and the preferences, while a reader task peeks and takes groups; the resume model
-// judges every take, every end, the state at quiescence, and the reader's walks.
+// judges every take, every end, the state at quiescence, and the reader's walks. Each
+// case draws the reader's delivered window and grace, and tells the model both.
 #include <array>
 #include <chrono>
 #include <map>
@@ -40,14 +41,24 @@ struct Step {
     std::uint8_t extra = 0;     // range: the end (0: none); advance: tenths of a second
 };
 
+// The reader's configuration, drawn per case where the reader has a bound or a budget.
+// Stored cases without it get the reader's defaults.
+struct Knobs {
+    // How many handed-out sequences an arrival walk remembers (ResumeOptions).
+    std::uint16_t delivered_window = 1024;
+    // How long a replaced copy is kept, in tenths of a second (ResumeOptions::grace).
+    std::uint8_t grace_tenths = 10;
+    friend bool operator==(const Knobs&, const Knobs&) = default;
+    [[nodiscard]] kio::Duration grace() const { return grace_tenths * 100ms; }
+};
+
 struct ResumeCase {
     std::vector<Step> steps;
     model::Walk walk = model::Walk::arrival;
     Drive drive = Drive::woken;
     std::uint64_t seed = 0;
+    Knobs knobs;
 };
-
-constexpr kio::Duration grace = 1s;
 
 // What the driver asks of the reader's own handle (set_range, skip_ordered), or a poke:
 // a wake of the reader's task from another of its futures, which its gates must ride.
@@ -61,9 +72,10 @@ struct Command {
 // the real one (a wake inside it may poll the reader at once, under drive `inline`, which
 // must find the model told) and each answer of the reader.
 struct World {
-    explicit World(model::Walk order) : walk(order), oracle(order, grace) {}
+    World(model::Walk order, const Knobs& set) : walk(order), knobs(set), oracle(order, set.grace(), set.delivered_window) {}
 
     model::Walk walk;
+    Knobs knobs;
     std::array<model::TrackProducer, oracle::ResumeModel::copy_count> copies;
     // The producers of the landed groups, kept so that one can be aborted (drop).
     std::array<std::map<std::uint64_t, model::GroupProducer>, oracle::ResumeModel::copy_count> groups;
@@ -270,8 +282,9 @@ kio::Poll<Answer> poll_once(World& world, model::TrackSubscriber& subscriber, co
 
 // The reader task: reads as an export reads, through the track subscriber and its meter.
 void read(World& world, sim::Task& task) {
-    model::TrackSubscriber subscriber{model::ResumeReader{world.route.consume(), world.preferences.consume(),
-                                                          task.clock(), model::ResumeOptions{.grace = grace}}};
+    model::TrackSubscriber subscriber{model::ResumeReader{
+        world.route.consume(), world.preferences.consume(), task.clock(),
+        model::ResumeOptions{.grace = world.knobs.grace(), .delivered_window = world.knobs.delivered_window}}};
     for (;;) {
         Answer answer = task.wait([&](const kio::Waiter& waiter) { return poll_once(world, subscriber, waiter, task); });
         if (answer.is_item()) {
@@ -328,12 +341,24 @@ struct Traits {
             rc::gen::set(&ResumeCase::steps, rc::gen::container<std::vector<Step>>(step)),
             rc::gen::set(&ResumeCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
             rc::gen::set(&ResumeCase::drive, drive_generator_with_inline()),
-            rc::gen::set(&ResumeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+            rc::gen::set(&ResumeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())),
+            rc::gen::set(&ResumeCase::knobs, knobs_generator()));
+    }
+
+    // Small windows as often as the default, so the delivered set and the held groups
+    // evict (sequences reach 11); graces short and long around the default.
+    static rc::Gen<Knobs> knobs_generator() {
+        return rc::gen::build<Knobs>(
+            rc::gen::set(&Knobs::delivered_window,
+                         rc::gen::weightedElement<std::uint16_t>(
+                             {{6, 1024}, {1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 6}, {1, 8}})),
+            rc::gen::set(&Knobs::grace_tenths,
+                         rc::gen::weightedElement<std::uint8_t>({{4, 10}, {1, 1}, {1, 3}, {1, 5}, {1, 20}})));
     }
 
     static CaseOutcome run(const ResumeCase& value, const RunSettings& settings) {
         sim::Executor executor{simulation_options(value.seed, value.drive, settings)};
-        World world{value.walk};
+        World world{value.walk, value.knobs};
         executor.spawn("driver", [&](sim::Task& task) {
             for (const Step& step : value.steps) {
                 task.yield();
@@ -357,16 +382,32 @@ struct Traits {
         nlohmann::json steps = nlohmann::json::array();
         for (const Step& step : value.steps)
             steps.push_back({op_names[static_cast<std::size_t>(step.op)], step.copy, step.sequence, step.extra});
-        return {{"steps", steps},
-                {"walk", value.walk == model::Walk::arrival ? "arrival" : "sequence"},
-                {"drive", drive_name(value.drive)},
-                {"seed", value.seed}};
+        nlohmann::json json = {{"steps", steps},
+                               {"walk", value.walk == model::Walk::arrival ? "arrival" : "sequence"},
+                               {"drive", drive_name(value.drive)},
+                               {"seed", value.seed}};
+        // Only a knob that differs from the reader's default is written.
+        const Knobs defaults;
+        if (value.knobs.delivered_window != defaults.delivered_window)
+            json["delivered_window"] = value.knobs.delivered_window;
+        if (value.knobs.grace_tenths != defaults.grace_tenths) json["grace_tenths"] = value.knobs.grace_tenths;
+        return json;
     }
 
     static ResumeCase from_json(const nlohmann::json& json) {
         ResumeCase value;
         value.seed = require_u64(json, "seed");
         value.drive = require_drive(json);
+        if (json.contains("delivered_window")) {
+            const std::uint64_t window = require_u64(json, "delivered_window");
+            if (window == 0 || window > 65535)
+                throw std::invalid_argument("'delivered_window' must be a whole number from 1 to 65535");
+            value.knobs.delivered_window = static_cast<std::uint16_t>(window);
+        }
+        if (json.contains("grace_tenths")) {
+            value.knobs.grace_tenths = require_small(json["grace_tenths"], 255, "grace_tenths");
+            if (value.knobs.grace_tenths == 0) throw std::invalid_argument("'grace_tenths' must be at least 1");
+        }
         const std::string walk = require_string(json, "walk");
         if (walk == "arrival") {
             value.walk = model::Walk::arrival;
@@ -393,8 +434,12 @@ struct Traits {
 
     static std::string describe(const ResumeCase& value) {
         std::ostringstream out;
-        out << (value.walk == model::Walk::arrival ? "arrival" : "sequence") << " walk, " << drive_name(value.drive)
-            << ", seed " << value.seed << ":";
+        out << (value.walk == model::Walk::arrival ? "arrival" : "sequence") << " walk, " << drive_name(value.drive);
+        const Knobs defaults;
+        if (value.knobs.delivered_window != defaults.delivered_window)
+            out << ", delivered window " << value.knobs.delivered_window;
+        if (value.knobs.grace_tenths != defaults.grace_tenths) out << ", grace " << value.knobs.grace_tenths * 100 << "ms";
+        out << ", seed " << value.seed << ":";
         for (const Step& step : value.steps) {
             out << " " << op_names[static_cast<std::size_t>(step.op)];
             if (step.op == Op::land || step.op == Op::finish || step.op == Op::kill || step.op == Op::serve ||
