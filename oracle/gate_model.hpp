@@ -23,6 +23,8 @@ public:
     }
     void notified() { ++notifies_; }
     void delivered() { delivered_notifies_ = notifies_; }
+    // A write's wakes are still being delivered.
+    [[nodiscard]] bool delivering() const { return delivered_notifies_ != notifies_; }
 
     // The reader's own change (I5: a disarm point).
     void target_changed(int target) { target_ = target; }

@@ -163,7 +163,7 @@ public:
           gated_(mode == Mode::gated_one ? 1 : 2) {}
 
     kio::Poll<int> poll(const kio::Waiter& waiter) {
-        checks_.begin(task_, walks_, world_.mailbox.posted());
+        checks_.begin(task_, walks_, world_.mailbox.posted(), world_.oracle.delivering());
         const bool changed = apply_targets(waiter);
         kio::Poll<int> answer = kio::Poll<int>::pending();
         bool armed = false;
@@ -208,11 +208,14 @@ private:
         const kio::Waiter& through = gate_.start(waiter, key);
         const std::uint64_t wakes = task_.executor().task_stats(task_.id()).wakes;
         const std::size_t posted = world_.mailbox.posted();
-        const bool delivering = world_.mailbox.delivering();
+        // A post, or a write that fired the gate before this walk, may still be waking
+        // the task (past a wake point).
+        const bool delivering = world_.mailbox.delivering() || world_.oracle.delivering();
         kio::Poll<int> answer = walk(through);
         gate_.finish(answer.is_pending());
         // Only the gate's waiter and the mailbox can wake this task (I3): a wake during
-        // the walk with no post being delivered is the gate's.
+        // the walk with nothing being delivered at its start and no post since is the
+        // gate's, fired during the walk.
         if (gate_.armed() && task_.executor().task_stats(task_.id()).wakes != wakes && !delivering &&
             world_.mailbox.posted() == posted)
             world_.fail("I3: the gate armed although its waiter fired during the walk");
