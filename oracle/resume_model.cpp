@@ -259,7 +259,8 @@ bool ResumeModel::replaced_done(const HeldCopy& copy, std::size_t at) const {
     if (!finished(copy.copy, at)) return false;
     for (const auto& [sequence, landed_at] : tracks_[copy.copy].landed) {
         if (landed_at > at || sequence < cursor_floor(copy)) continue;
-        if (!refuses(copy, sequence, at)) return false;  // it would hand this out first
+        // It would hand this out first, unless its cursor went past it holding it (R12).
+        if (!refuses(copy, sequence, at) && !may_be_dropped(copy.copy, sequence)) return false;
         // A sequence walk stops at a group past the range's end that it may still supply.
         if (walk_ == model::Walk::sequence && copy.until_high && sequence <= *copy.until_high && fresh(sequence))
             return false;
@@ -354,6 +355,7 @@ std::vector<ResumeModel::Belief> ResumeModel::let_go(const Belief& belief, kio::
         narrow.until_high = copy.until_low;
         for (std::size_t at = window_from_; copy.replaced && at <= now_at(); ++at) {
             may_keep = may_keep || copy_retained(copy, at, now);
+            const Dropped dropped(*this, true);
             may_drop = may_drop || !copy_retained(narrow, at, now);
         }
         const std::size_t count = out.size();
@@ -380,7 +382,7 @@ void ResumeModel::note_held(const std::vector<Belief>& beliefs) {
 }
 
 bool ResumeModel::may_be_dropped(int copy, std::uint64_t sequence) const {
-    if (walk_ != model::Walk::arrival || !maybe_held_.contains({copy, sequence})) return false;
+    if (!dropped_reading_ || walk_ != model::Walk::arrival || !maybe_held_.contains({copy, sequence})) return false;
     std::set<std::uint64_t> lower;
     for (const auto& held : maybe_held_)
         if (held.second < sequence) lower.insert(held.second);
@@ -509,11 +511,14 @@ std::optional<std::string> ResumeModel::answered_end(std::optional<model::Error>
                                        : adopt_at(belief, route.generation, read_at, now_at(), now);
             // The walk reads each copy, and later judges retention, at points of its own.
             bool allowed_here = false;
+            // Under either reading of the held bound (R12).
             for (std::size_t at = read_at; at <= now_at() && !allowed_here; ++at)
-                for (std::size_t retained_at = read_at; retained_at <= now_at() && !allowed_here; ++retained_at) {
-                    const auto allowed = ends(adopted, route, at, retained_at, now);
-                    allowed_here = std::find(allowed.begin(), allowed.end(), error) != allowed.end();
-                }
+                for (std::size_t retained_at = read_at; retained_at <= now_at() && !allowed_here; ++retained_at)
+                    for (const bool dropped : {false, true}) {
+                        const Dropped reading(*this, dropped);
+                        const auto allowed = ends(adopted, route, at, retained_at, now);
+                        allowed_here = allowed_here || std::find(allowed.begin(), allowed.end(), error) != allowed.end();
+                    }
             if (allowed_here && std::find(kept.begin(), kept.end(), adopted) == kept.end()) kept.push_back(adopted);
         }
     if (kept.empty()) return "R10: the reader ended with " + describe_end(error) + ", which no end rule allows";
@@ -526,7 +531,15 @@ std::optional<std::string> ResumeModel::answered_end(std::optional<model::Error>
 }
 
 std::optional<std::string> ResumeModel::quiescent(kio::Instant now) const {
+    // A missed wake only if both readings of the held bound (R12) say so.
+    std::optional<std::string> reason = quiescent_reading(now, false);
+    if (reason && !quiescent_reading(now, true)) return std::nullopt;
+    return reason;
+}
+
+std::optional<std::string> ResumeModel::quiescent_reading(kio::Instant now, bool dropped) const {
     if (stopped_) return std::nullopt;
+    const Dropped reading(*this, dropped);
     std::optional<std::string> reason;
     for (const Belief& belief : beliefs_) {
         // A walk now would follow the current route (R3) and find what the rules say.

@@ -160,8 +160,24 @@ private:
     void note_held(const std::vector<Belief>& beliefs);
     [[nodiscard]] bool may_hold() const;
     // R12: a group the bound on held groups may have dropped (as many lower ones may have
-    // been held at once); it is then never handed out by holding.
+    // been held at once); it is then never handed out by holding. Only under the reading
+    // that takes such groups as dropped (`Dropped`); the other reading keeps them.
     [[nodiscard]] bool may_be_dropped(int copy, std::uint64_t sequence) const;
+    // Sets the reading of the held bound for as long as it lives: a judgement an answer
+    // must meet accepts either reading (R12).
+    class Dropped {
+    public:
+        Dropped(const ResumeModel& model, bool dropped) : model_(model), previous_(model.dropped_reading_) {
+            model_.dropped_reading_ = dropped;
+        }
+        ~Dropped() { model_.dropped_reading_ = previous_; }
+        Dropped(const Dropped&) = delete;
+        Dropped& operator=(const Dropped&) = delete;
+
+    private:
+        const ResumeModel& model_;
+        bool previous_;
+    };
     // R10-R13: the ends a walk may answer with the route read as `route` and copies at `at`.
     // The copies read at `at`, retention judged at `retained_at`.
     [[nodiscard]] std::vector<std::optional<model::Error>> ends(const Belief& belief, const RouteView& route,
@@ -169,6 +185,8 @@ private:
                                                                 kio::Instant now) const;
     [[nodiscard]] std::optional<std::string> serving_done(const Belief& belief, std::size_t at,
                                                           std::optional<model::Error>& error) const;
+    // quiescent under one reading of the held bound (R12).
+    [[nodiscard]] std::optional<std::string> quiescent_reading(kio::Instant now, bool dropped) const;
 
     model::Walk walk_;
     kio::Duration grace_;
@@ -188,6 +206,7 @@ private:
     std::optional<std::uint64_t> newest_;
     std::optional<std::uint64_t> floor_;  // sequence walks: last handed out or skipped to
     std::set<std::pair<int, std::uint64_t>> maybe_held_;  // (copy, sequence)
+    mutable bool dropped_reading_ = false;  // see Dropped
     bool stopped_ = false;
 
     std::vector<Belief> beliefs_{Belief{}};

@@ -314,6 +314,10 @@ std::optional<GroupConsumer> ResumeReader::take() {
     const std::uint64_t sequence = taken.peek.sequence;
     if (taken.walk == Walk::sequence) {
         floor_ = sequence;
+        // Every copy's sequence cursor moves past it too, not only the one it came from:
+        // an aborted group just above the floor then counts as filled in each, so a
+        // finished serving copy can end (R11, R17).
+        raise_sequence_cursors(sequence + 1);
     } else {
         delivered_.insert(sequence);
         // Bounded: the lowest is forgotten, and with it everything below it counts as
@@ -353,11 +357,15 @@ void ResumeReader::skip_ordered(std::uint64_t floor) {
     if (peeked_ && peeked_->walk == Walk::sequence && peeked_->peek.sequence <= floor) peeked_.reset();
     // The copies' sequence cursors move too: an aborted group just above the new floor
     // then counts as filled, so a finished copy can end (R11, R17).
-    for (Copy& copy : copies_)
-        if (std::optional<TrackCursor>& reader = copy.cursors[index(Walk::sequence)]) reader->raise_floor(floor + 1);
+    raise_sequence_cursors(floor + 1);
     // A raised floor can turn a replaced copy from waiting to done, which no input
     // notifies.
     if (MOQ_SITE("resume.skip_ordered.disarm", disarm)) disarm_all();
+}
+
+void ResumeReader::raise_sequence_cursors(std::uint64_t floor) {
+    for (Copy& copy : copies_)
+        if (std::optional<TrackCursor>& reader = copy.cursors[index(Walk::sequence)]) reader->raise_floor(floor);
 }
 
 void ResumeReader::disarm_all() {

@@ -144,6 +144,8 @@ private:
     [[nodiscard]] bool retained(const Copy& copy, Walk walk, kio::Instant now) const;
     void let_go(Walk walk, kio::Instant now);
     [[nodiscard]] bool range_exhausted(Walk walk) const;
+    // Sequences below `floor` are offered by no copy's sequence cursor any more.
+    void raise_sequence_cursors(std::uint64_t floor);
     void disarm_all();
 
     kio::Consumer<RouteState> route_;

@@ -482,3 +482,15 @@ TEST_CASE_FIXTURE(OneWindowFront, "r12_past_the_window_the_furthest_held_group_i
     CHECK(take(Walk::arrival) == 1);
     CHECK(pending(Walk::arrival));  // 2 was dropped and the cursor went past it
 }
+
+TEST_CASE_FIXTURE(Front, "r17_a_sequence_walk_ends_past_an_aborted_group_when_another_copy_moved_its_floor") {
+    route.serve_from(b.consume());
+    CHECK(pending(Walk::sequence));
+    auto five = land_kept(a, 5);
+    land(b, 4);
+    route.serve_from(a.consume());  // B is replaced with until 4 and hands out 4
+    CHECK(take(Walk::sequence) == 4);
+    five.abort(Error::cancel);
+    REQUIRE_FALSE(a.finish());  // A ends at 6: nothing but the aborted 5 lies above the floor
+    CHECK(ended(Walk::sequence));
+}
