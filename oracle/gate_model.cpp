@@ -12,6 +12,10 @@ std::optional<std::string> GateModel::looked(int held) {
 
 bool GateModel::owed() const { return !looked_ || seen_notifies_ != notifies_ || seen_target_ != target_; }
 
+bool GateModel::owed_settled() const {
+    return !looked_ || seen_notifies_ < delivered_notifies_ || seen_target_ != target_;
+}
+
 std::string GateModel::owed_reason() const {
     if (!looked_) return "it never looked";
     if (seen_target_ != target_) return "its target changed since its last look";
@@ -19,7 +23,8 @@ std::string GateModel::owed_reason() const {
 }
 
 std::optional<std::string> GateModel::idle_answer() const {
-    if (!owed()) return std::nullopt;
+    // I4: a write still delivering its wakes fires the gate before it returns.
+    if (!owed_settled()) return std::nullopt;
     const std::string rule = looked_ && seen_target_ != target_ ? "I5" : "I1";
     return rule + ": the gate answered Pending without walking although " + owed_reason();
 }

@@ -14,12 +14,17 @@ namespace moq::oracle {
 
 class GateModel {
 public:
-    // The writer.
+    // The writer: told before the real write, and `delivered` once it returned. While
+    // a write's wakes are being delivered, the reader may be polled at once (inline)
+    // through another of its registrations before the gate's own wake reaches the gate.
     void written(int value, bool wakes) {
         value_ = value;
         if (wakes) ++notifies_;
     }
     void notified() { ++notifies_; }
+    void delivered() { delivered_notifies_ = notifies_; }
+    // A write's wakes are still being delivered.
+    [[nodiscard]] bool delivering() const { return delivered_notifies_ != notifies_; }
 
     // The reader's own change (I5: a disarm point).
     void target_changed(int target) { target_ = target; }
@@ -38,10 +43,13 @@ private:
     // The reader owes a look: its input was written (with a wake) or its target changed
     // since its last look, or it never looked.
     [[nodiscard]] bool owed() const;
+    // Owed a look by what is settled: not by a write whose wakes are still on their way.
+    [[nodiscard]] bool owed_settled() const;
     [[nodiscard]] std::string owed_reason() const;
 
     int value_ = 0;
     std::uint64_t notifies_ = 0;
+    std::uint64_t delivered_notifies_ = 0;  // notifies whose write returned
     int target_ = 1;
     bool looked_ = false;
     int seen_target_ = 0;

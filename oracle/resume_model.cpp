@@ -22,7 +22,8 @@ constexpr std::size_t belief_limit = 256;
 
 }  // namespace
 
-ResumeModel::ResumeModel(model::Walk walk, kio::Duration grace) : walk_(walk), grace_(grace) {}
+ResumeModel::ResumeModel(model::Walk walk, kio::Duration grace, std::uint64_t delivered_window)
+    : walk_(walk), grace_(grace), delivered_window_(delivered_window) {}
 
 std::string ResumeModel::payload(int copy, std::uint64_t sequence) {
     return copy_name(copy) + ":" + std::to_string(sequence);
@@ -177,7 +178,7 @@ void ResumeModel::keep(std::vector<Belief> beliefs) { beliefs_ = std::move(belie
 
 bool ResumeModel::fresh(std::uint64_t sequence) const {
     if (walk_ == model::Walk::sequence) return !floor_ || sequence > *floor_;
-    return !delivered_.contains(sequence);
+    return !handed_out(sequence);
 }
 
 bool ResumeModel::in_range(std::uint64_t sequence) const {
@@ -219,7 +220,8 @@ std::vector<std::uint64_t> ResumeModel::owed(const Belief& belief, std::size_t a
     const HeldCopy* copy = serving(belief);
     if (!copy) return missing;
     for (const auto& [sequence, landed_at] : tracks_[copy->copy].landed)
-        if (landed_at <= at && !refuses(*copy, sequence, at, aborted_by)) missing.push_back(sequence);
+        if (landed_at <= at && !refuses(*copy, sequence, at, aborted_by) && !may_be_dropped(copy->copy, sequence))
+            missing.push_back(sequence);
     return missing;
 }
 
@@ -228,15 +230,17 @@ bool ResumeModel::may_land(const HeldCopy& copy, std::size_t at, std::optional<s
     // highest (may the reader wait?), passed in through `copy`.
     if (!copy.replaced || !copy.until_high || killed(copy.copy, at)) return false;
     std::uint64_t upper = *copy.until_high;
-    if (below) {
-        if (*below == 0) return false;
-        upper = std::min(upper, *below - 1);
-    }
     if (range_end_) {
         if (*range_end_ == 0) return false;
         upper = std::min(upper, *range_end_ - 1);
     }
-    std::uint64_t lower = cursor_floor(copy);
+    // R8: only the newest window of sequences in range up to `until` is looked at.
+    std::uint64_t lower = upper >= delivered_window_ ? upper - delivered_window_ + 1 : 0;
+    if (below) {
+        if (*below == 0) return false;
+        upper = std::min(upper, *below - 1);
+    }
+    lower = std::max(lower, cursor_floor(copy));
     // Below the first group the copy had, nothing is missing: it never had those.
     for (const auto& [sequence, landed_at] : tracks_[copy.copy].landed)
         if (landed_at <= at) {
@@ -244,7 +248,7 @@ bool ResumeModel::may_land(const HeldCopy& copy, std::size_t at, std::optional<s
             break;
         }
     for (std::uint64_t sequence = lower; sequence <= upper; ++sequence) {
-        if (walk_ == model::Walk::arrival && delivered_.contains(sequence)) continue;
+        if (walk_ == model::Walk::arrival && handed_out(sequence)) continue;
         if (!has(copy.copy, sequence, at)) return true;
     }
     return false;
@@ -255,7 +259,8 @@ bool ResumeModel::replaced_done(const HeldCopy& copy, std::size_t at) const {
     if (!finished(copy.copy, at)) return false;
     for (const auto& [sequence, landed_at] : tracks_[copy.copy].landed) {
         if (landed_at > at || sequence < cursor_floor(copy)) continue;
-        if (!refuses(copy, sequence, at)) return false;  // it would hand this out first
+        // It would hand this out first, unless its cursor went past it holding it (R12).
+        if (!refuses(copy, sequence, at) && !may_be_dropped(copy.copy, sequence)) return false;
         // A sequence walk stops at a group past the range's end that it may still supply.
         if (walk_ == model::Walk::sequence && copy.until_high && sequence <= *copy.until_high && fresh(sequence))
             return false;
@@ -275,7 +280,7 @@ bool ResumeModel::range_exhausted() const {
     if (range_start_ >= *range_end_) return true;
     if (walk_ == model::Walk::sequence) return floor_ && *floor_ + 1 >= *range_end_;
     for (std::uint64_t sequence = range_start_; sequence < *range_end_; ++sequence)
-        if (!delivered_.contains(sequence)) return false;
+        if (!handed_out(sequence)) return false;
     return true;
 }
 
@@ -289,7 +294,7 @@ std::optional<std::string> ResumeModel::serving_done(const Belief& belief, std::
     // R12: a group past the range's end keeps the read open: the end may still be raised.
     for (const auto& [sequence, landed_at] : tracks_[copy->copy].landed)
         if (landed_at <= at && range_end_ && sequence >= *range_end_ && sequence >= cursor_floor(*copy) &&
-            fresh(sequence) && !aborted(copy->copy, sequence, at))
+            fresh(sequence) && !aborted(copy->copy, sequence, at) && !may_be_dropped(copy->copy, sequence))
             return "the serving copy has a group past the range's end";
     if (killed(copy->copy, at)) {
         error = model::Error::route_failed;
@@ -350,6 +355,7 @@ std::vector<ResumeModel::Belief> ResumeModel::let_go(const Belief& belief, kio::
         narrow.until_high = copy.until_low;
         for (std::size_t at = window_from_; copy.replaced && at <= now_at(); ++at) {
             may_keep = may_keep || copy_retained(copy, at, now);
+            const Dropped dropped(*this, true);
             may_drop = may_drop || !copy_retained(narrow, at, now);
         }
         const std::size_t count = out.size();
@@ -375,6 +381,14 @@ void ResumeModel::note_held(const std::vector<Belief>& beliefs) {
                     maybe_held_.insert({copy.copy, sequence});
 }
 
+bool ResumeModel::may_be_dropped(int copy, std::uint64_t sequence) const {
+    if (!dropped_reading_ || walk_ != model::Walk::arrival || !maybe_held_.contains({copy, sequence})) return false;
+    std::set<std::uint64_t> lower;
+    for (const auto& held : maybe_held_)
+        if (held.second < sequence) lower.insert(held.second);
+    return lower.size() >= delivered_window_;
+}
+
 bool ResumeModel::may_hold() const {
     return std::any_of(maybe_held_.begin(), maybe_held_.end(), [&](const auto& held) {
         const std::uint64_t sequence = held.second;
@@ -383,7 +397,8 @@ bool ResumeModel::may_hold() const {
     });
 }
 
-void ResumeModel::answered_pending(kio::Instant now) {
+void ResumeModel::answered_pending(kio::Instant now, bool walked) {
+    if (!walked) return;
     note_held(window_beliefs(now));
     std::vector<Belief> kept;
     for (const Belief& belief : window_beliefs(now))
@@ -418,11 +433,11 @@ std::vector<ResumeModel::Belief> ResumeModel::suppliers(const Belief& belief, in
 }
 
 std::optional<std::string> ResumeModel::answered_group(std::uint64_t sequence, const std::vector<std::string>& frames,
-                                                       kio::Instant now) {
+                                                       kio::Instant now, std::optional<int> landing) {
     const std::string what = "group " + std::to_string(sequence);
     if (stopped_) return "R10: " + what + " handed out after the reader ended";
     std::optional<std::string> reason;
-    const std::vector<int> copies = supplier_copies(sequence, frames, reason);
+    const std::vector<int> copies = supplier_copies(sequence, frames, landing, reason);
     if (copies.empty()) return reason;
     std::vector<Belief> kept;
     for (const Belief& belief : window_beliefs(now)) {
@@ -443,14 +458,21 @@ std::optional<std::string> ResumeModel::answered_group(std::uint64_t sequence, c
     if (kept.empty()) return reason;
     note_held(kept);
     keep(std::move(kept));
-    delivered_.insert(sequence);
+    if (walk_ == model::Walk::arrival) {
+        // R5: the lowest remembered is forgotten, and with it everything below it.
+        delivered_.insert(sequence);
+        while (delivered_.size() > delivered_window_) {
+            delivered_floor_ = std::max(delivered_floor_, *delivered_.begin() + 1);
+            delivered_.erase(delivered_.begin());
+        }
+    }
     newest_ = max_of(newest_, sequence);
     if (walk_ == model::Walk::sequence) floor_ = max_of(floor_, sequence);
     return std::nullopt;
 }
 
 std::vector<int> ResumeModel::supplier_copies(std::uint64_t sequence, const std::vector<std::string>& frames,
-                                               std::optional<std::string>& reason) const {
+                                               std::optional<int> landing, std::optional<std::string>& reason) const {
     const std::string what = "group " + std::to_string(sequence);
     std::vector<int> copies;
     if (frames.size() > 1) {
@@ -470,8 +492,10 @@ std::vector<int> ResumeModel::supplier_copies(std::uint64_t sequence, const std:
         }
         copies.push_back(named);
     }
+    // So may a group taken while its copy was still landing it: its read stalled before
+    // the frame was written.
     for (int copy = 0; copy < copy_count; ++copy)
-        if (copy != named && aborted(copy, sequence, now_at())) copies.push_back(copy);
+        if (copy != named && (aborted(copy, sequence, now_at()) || landing == copy)) copies.push_back(copy);
     if (copies.empty()) reason = "R6: " + what + " read no frame, and no copy aborted it";
     return copies;
 }
@@ -487,11 +511,14 @@ std::optional<std::string> ResumeModel::answered_end(std::optional<model::Error>
                                        : adopt_at(belief, route.generation, read_at, now_at(), now);
             // The walk reads each copy, and later judges retention, at points of its own.
             bool allowed_here = false;
+            // Under either reading of the held bound (R12).
             for (std::size_t at = read_at; at <= now_at() && !allowed_here; ++at)
-                for (std::size_t retained_at = read_at; retained_at <= now_at() && !allowed_here; ++retained_at) {
-                    const auto allowed = ends(adopted, route, at, retained_at, now);
-                    allowed_here = std::find(allowed.begin(), allowed.end(), error) != allowed.end();
-                }
+                for (std::size_t retained_at = read_at; retained_at <= now_at() && !allowed_here; ++retained_at)
+                    for (const bool dropped : {false, true}) {
+                        const Dropped reading(*this, dropped);
+                        const auto allowed = ends(adopted, route, at, retained_at, now);
+                        allowed_here = allowed_here || std::find(allowed.begin(), allowed.end(), error) != allowed.end();
+                    }
             if (allowed_here && std::find(kept.begin(), kept.end(), adopted) == kept.end()) kept.push_back(adopted);
         }
     if (kept.empty()) return "R10: the reader ended with " + describe_end(error) + ", which no end rule allows";
@@ -504,7 +531,15 @@ std::optional<std::string> ResumeModel::answered_end(std::optional<model::Error>
 }
 
 std::optional<std::string> ResumeModel::quiescent(kio::Instant now) const {
+    // A missed wake only if both readings of the held bound (R12) say so.
+    std::optional<std::string> reason = quiescent_reading(now, false);
+    if (reason && !quiescent_reading(now, true)) return std::nullopt;
+    return reason;
+}
+
+std::optional<std::string> ResumeModel::quiescent_reading(kio::Instant now, bool dropped) const {
     if (stopped_) return std::nullopt;
+    const Dropped reading(*this, dropped);
     std::optional<std::string> reason;
     for (const Belief& belief : beliefs_) {
         // A walk now would follow the current route (R3) and find what the rules say.

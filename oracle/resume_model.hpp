@@ -2,7 +2,8 @@
 // plainly as possible: sets and maps, no wakes, no gates. It learns only the history: the
 // driver's operations in order (with virtual time), the reader's own changes (range,
 // skip), and the reader's answers (Pending, a group with the frames read from it, an end
-// or an error). It never reads the reader's internals.
+// or an error). It never reads the reader's internals; the reader's configuration (its
+// grace and delivered window) it is given as the driver set it.
 //
 // A poll spans a window of driver operations: the reader may have read the route and each
 // copy at any point of that window. The model keeps every reader state the rules allow
@@ -28,14 +29,17 @@ class ResumeModel {
 public:
     static constexpr int copy_count = 3;
 
-    ResumeModel(model::Walk walk, kio::Duration grace);
+    // The reader's configuration as the driver set it: its grace (R8) and how many
+    // handed-out sequences an arrival walk remembers (R5, R8, R12).
+    ResumeModel(model::Walk walk, kio::Duration grace, std::uint64_t delivered_window = 1024);
 
     // The payload the driver writes into the one frame of every group it lands: the copy's
     // letter and the sequence ("B:3").
     static std::string payload(int copy, std::uint64_t sequence);
 
-    // The driver's operations, each applied right after the real one (no schedule point
-    // lies between them). `land` and `finish` answer whether a track accepts the write.
+    // The driver's operations, each told right before the real one (a wake inside it may
+    // run the reader at once). `land` and `finish` answer whether a track must accept the
+    // write.
     bool land(int copy, std::uint64_t sequence, kio::Instant now);
     bool finish(int copy, kio::Instant now);
     void kill(int copy, kio::Instant now);
@@ -52,9 +56,14 @@ public:
 
     // The reader's answers. A poll begins; its answer comes once the poll returns.
     void poll_begun();
-    void answered_pending(kio::Instant now);
+    // `walked`: the read walked; an idle gate's answer (no walk) changed nothing of the
+    // reader's (I1): a wake still under way inside an operation may poll the reader
+    // before its gate has fired.
+    void answered_pending(kio::Instant now, bool walked = true);
+    // `landing`: the copy whose land of this group was under way when the reader took it
+    // (its read may have stalled and continued from the serving copy, R6, R14).
     std::optional<std::string> answered_group(std::uint64_t sequence, const std::vector<std::string>& frames,
-                                              kio::Instant now);
+                                              kio::Instant now, std::optional<int> landing = std::nullopt);
     std::optional<std::string> answered_end(std::optional<model::Error> error, kio::Instant now);
     // With no task runnable and no deadline pending, the reader parked.
     [[nodiscard]] std::optional<std::string> quiescent(kio::Instant now) const;
@@ -119,6 +128,10 @@ private:
 
     // R5: handed out at most once / above the floor; within the range.
     [[nodiscard]] bool fresh(std::uint64_t sequence) const;
+    // R5: an arrival walk handed it out, or forgot it and everything below it.
+    [[nodiscard]] bool handed_out(std::uint64_t sequence) const {
+        return sequence < delivered_floor_ || delivered_.contains(sequence);
+    }
     [[nodiscard]] bool in_range(std::uint64_t sequence) const;
     [[nodiscard]] std::uint64_t cursor_floor(const HeldCopy& copy) const;
     // Why `copy` may not supply `sequence` (by operation `at`), or nothing if it may.
@@ -129,7 +142,7 @@ private:
                                                 std::optional<std::string>& reason) const;
     // R6/R14/R17: the copies that may have supplied `sequence`, read as `frames`.
     [[nodiscard]] std::vector<int> supplier_copies(std::uint64_t sequence, const std::vector<std::string>& frames,
-                                                   std::optional<std::string>& reason) const;
+                                                   std::optional<int> landing, std::optional<std::string>& reason) const;
     [[nodiscard]] const HeldCopy* serving(const Belief& belief) const;
     // R7: groups of the serving copy the reader owes at operation `at`.
     [[nodiscard]] std::vector<std::uint64_t> owed(const Belief& belief, std::size_t at,
@@ -146,6 +159,25 @@ private:
     // R12: groups an arrival walk may hold past the range's end, and whether one still counts.
     void note_held(const std::vector<Belief>& beliefs);
     [[nodiscard]] bool may_hold() const;
+    // R12: a group the bound on held groups may have dropped (as many lower ones may have
+    // been held at once); it is then never handed out by holding. Only under the reading
+    // that takes such groups as dropped (`Dropped`); the other reading keeps them.
+    [[nodiscard]] bool may_be_dropped(int copy, std::uint64_t sequence) const;
+    // Sets the reading of the held bound for as long as it lives: a judgement an answer
+    // must meet accepts either reading (R12).
+    class Dropped {
+    public:
+        Dropped(const ResumeModel& model, bool dropped) : model_(model), previous_(model.dropped_reading_) {
+            model_.dropped_reading_ = dropped;
+        }
+        ~Dropped() { model_.dropped_reading_ = previous_; }
+        Dropped(const Dropped&) = delete;
+        Dropped& operator=(const Dropped&) = delete;
+
+    private:
+        const ResumeModel& model_;
+        bool previous_;
+    };
     // R10-R13: the ends a walk may answer with the route read as `route` and copies at `at`.
     // The copies read at `at`, retention judged at `retained_at`.
     [[nodiscard]] std::vector<std::optional<model::Error>> ends(const Belief& belief, const RouteView& route,
@@ -153,9 +185,12 @@ private:
                                                                 kio::Instant now) const;
     [[nodiscard]] std::optional<std::string> serving_done(const Belief& belief, std::size_t at,
                                                           std::optional<model::Error>& error) const;
+    // quiescent under one reading of the held bound (R12).
+    [[nodiscard]] std::optional<std::string> quiescent_reading(kio::Instant now, bool dropped) const;
 
     model::Walk walk_;
     kio::Duration grace_;
+    std::uint64_t delivered_window_;
     std::size_t operations_ = 0;
     std::array<Track, copy_count> tracks_;
     std::vector<Generation> generations_{Generation{}};  // generation 0: nothing served yet
@@ -166,10 +201,12 @@ private:
     std::uint64_t range_start_ = 0;
     std::optional<std::uint64_t> range_end_;
     std::optional<std::uint64_t> skipped_;
-    std::set<std::uint64_t> delivered_;
+    std::set<std::uint64_t> delivered_;  // the newest `delivered_window_` handed out
+    std::uint64_t delivered_floor_ = 0;  // below: forgotten, counts as handed out
     std::optional<std::uint64_t> newest_;
     std::optional<std::uint64_t> floor_;  // sequence walks: last handed out or skipped to
     std::set<std::pair<int, std::uint64_t>> maybe_held_;  // (copy, sequence)
+    mutable bool dropped_reading_ = false;  // see Dropped
     bool stopped_ = false;
 
     std::vector<Belief> beliefs_{Belief{}};

@@ -3,7 +3,9 @@
 //   static constexpr const char* name;           // its name in stored cases
 //   static constexpr bool has_argument;          // whether its one byte means anything
 //   static bool applies(const World&, std::uint8_t argument);      // the precondition
-//   static void run(World&, std::uint8_t argument, sim::Task&);    // system, then model
+//   static void run(World&, std::uint8_t argument, sim::Task&);    // model, then system
+// (the model first: under drive `inline` a wake inside the operation may run the reader,
+// which must find the model told)
 // A case stays a plain list of (command index, argument); a step whose precondition
 // does not hold when its turn comes (a shrink removed what it needed) is skipped.
 #pragma once

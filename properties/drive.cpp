@@ -8,12 +8,18 @@ rc::Gen<Drive> drive_generator() {
     return rc::gen::weightedElement<Drive>({{4, Drive::woken}, {2, Drive::spurious}, {2, Drive::fresh}, {1, Drive::eager}});
 }
 
+rc::Gen<Drive> drive_generator_with_inline() {
+    return rc::gen::weightedElement<Drive>(
+        {{4, Drive::woken}, {2, Drive::spurious}, {2, Drive::fresh}, {1, Drive::eager}, {2, Drive::inlined}});
+}
+
 std::string_view drive_name(Drive drive) {
     switch (drive) {
         case Drive::woken: return "woken";
         case Drive::spurious: return "spurious";
         case Drive::fresh: return "fresh";
         case Drive::eager: return "eager";
+        case Drive::inlined: return "inline";
     }
     return "woken";
 }
@@ -32,6 +38,10 @@ sim::Options simulation_options(std::uint64_t seed, Drive drive, const RunSettin
         case Drive::spurious: options.spurious_polls_per_1000 = 300; break;
         case Drive::fresh: options.fresh_task_polls_per_1000 = 150; break;
         case Drive::eager: options.eager = true; break;
+        case Drive::inlined:
+            options.inline_wakes = true;
+            options.wake_points = true;
+            break;
     }
     return options;
 }
@@ -77,7 +87,7 @@ std::uint8_t require_small(const nlohmann::json& value, unsigned max, const char
 
 Drive require_drive(const nlohmann::json& json) {
     const std::string name = require_string(json, "drive");
-    for (Drive drive : {Drive::woken, Drive::spurious, Drive::fresh, Drive::eager})
+    for (Drive drive : {Drive::woken, Drive::spurious, Drive::fresh, Drive::eager, Drive::inlined})
         if (drive_name(drive) == name) return drive;
     throw std::invalid_argument("unknown drive '" + name + "'");
 }

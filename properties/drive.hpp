@@ -15,9 +15,16 @@
 namespace moq::properties {
 
 // How the reader tasks of a case are polled (see docs/TESTING.md).
-enum class Drive : std::uint8_t { woken, spurious, fresh, eager };
+// `inlined`: a wake polls the parked task at once (as runtimes that run a woken task on
+// the waking thread do), and the core's wake points may switch tasks.
+enum class Drive : std::uint8_t { woken, spurious, fresh, eager, inlined };
 
+// The first four modes (the group suite's driver tells its model after each operation).
 rc::Gen<Drive> drive_generator();
+// Every mode, `inline` too: for suites whose driver tells its model of an operation
+// before making it and knows when its wakes are still under way (a wake may run the
+// reader inside the operation). The gate, track and resume suites.
+rc::Gen<Drive> drive_generator_with_inline();
 std::string_view drive_name(Drive drive);
 
 // Executor options for a case: its seed and drive, the sweep's strategy.

@@ -19,6 +19,7 @@ public:
     void post(Command command) {
         commands_.push_back(command);
         count_.modify([](std::uint64_t& count) { ++count; });
+        ++delivered_;
     }
 
     // The commands posted since the last call; registers `waiter` for the next post.
@@ -32,12 +33,16 @@ public:
 
     [[nodiscard]] std::size_t unread() const { return commands_.size() - read_; }
     [[nodiscard]] std::size_t posted() const { return commands_.size(); }
+    // A post is still waking the task: its wake may reach the task any time until then
+    // (a wake point may run the task before it).
+    [[nodiscard]] bool delivering() const { return delivered_ != commands_.size(); }
 
 private:
     kio::Producer<std::uint64_t> count_{std::uint64_t{0}};
     kio::Consumer<std::uint64_t> watch_ = count_.consume();
     std::vector<Command> commands_;
     std::size_t read_ = 0;
+    std::size_t delivered_ = 0;  // posts whose wake returned
 };
 
 }  // namespace moq::properties

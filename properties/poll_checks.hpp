@@ -28,14 +28,16 @@ namespace moq::properties {
 class IdleChecks {
 public:
     // First thing in a poll, before the reader reads its mailbox. `posted`: the commands
-    // posted to the reader so far.
-    void begin(sim::Task& task, std::uint64_t walks, std::size_t posted) {
+    // posted to the reader so far. `delivering`: a write that may fire the gate is still
+    // delivering its wakes (a wake point lies between firing the gate and waking the
+    // task), so a walk now may be paid for by a wake still on its way.
+    void begin(sim::Task& task, std::uint64_t walks, std::size_t posted, bool delivering = false) {
         const sim::TaskStats now = task.executor().task_stats(task.id());
         fresh_ = now.fresh_polls != last_.fresh_polls;
         // The mailbox wakes the task at most once between polls: with the first post
         // after the poll that registered on it.
         const std::uint64_t mailbox_wakes = watching_ && posted != posted_ ? 1 : 0;
-        quiet_ = parked_armed_ && !fresh_ && now.wakes - last_.wakes <= mailbox_wakes;
+        quiet_ = parked_armed_ && !fresh_ && !delivering && now.wakes - last_.wakes <= mailbox_wakes;
         walks_ = walks;
         posted_ = posted;
         ++polls_;

@@ -1,6 +1,7 @@
 // The resume suite: a driver applies a generated list of operations to three copies, a
 // route and the preferences, while a reader task peeks and takes groups; the resume model
-// judges every take, every end, the state at quiescence, and the reader's walks.
+// judges every take, every end, the state at quiescence, and the reader's walks. Each
+// case draws the reader's delivered window and grace, and tells the model both.
 #include <array>
 #include <chrono>
 #include <map>
@@ -41,14 +42,24 @@ struct Step {
     std::uint8_t extra = 0;     // range: the end (0: none); advance: tenths of a second
 };
 
+// The reader's configuration, drawn per case where the reader has a bound or a budget.
+// Stored cases without it get the reader's defaults.
+struct Knobs {
+    // How many handed-out sequences an arrival walk remembers (ResumeOptions).
+    std::uint16_t delivered_window = 1024;
+    // How long a replaced copy is kept, in tenths of a second (ResumeOptions::grace).
+    std::uint8_t grace_tenths = 10;
+    friend bool operator==(const Knobs&, const Knobs&) = default;
+    [[nodiscard]] kio::Duration grace() const { return grace_tenths * 100ms; }
+};
+
 struct ResumeCase {
     std::vector<Step> steps;
     model::Walk walk = model::Walk::arrival;
     Drive drive = Drive::woken;
     std::uint64_t seed = 0;
+    Knobs knobs;
 };
-
-constexpr kio::Duration grace = 1s;
 
 // What the driver asks of the reader's own handle (set_range, skip_ordered), or a poke:
 // a wake of the reader's task from another of its futures, which its gates must ride.
@@ -58,12 +69,14 @@ struct Command {
     std::optional<std::uint64_t> end;
 };
 
-// The system under test and its model. The model hears each driver operation right after
-// the real one (no schedule point lies between them) and each answer of the reader.
+// The system under test and its model. The model hears each driver operation right before
+// the real one (a wake inside it may poll the reader at once, under drive `inline`, which
+// must find the model told) and each answer of the reader.
 struct World {
-    explicit World(model::Walk order) : walk(order), oracle(order, grace) {}
+    World(model::Walk order, const Knobs& set) : walk(order), knobs(set), oracle(order, set.grace(), set.delivered_window) {}
 
     model::Walk walk;
+    Knobs knobs;
     std::array<model::TrackProducer, oracle::ResumeModel::copy_count> copies;
     // The producers of the landed groups, kept so that one can be aborted (drop).
     std::array<std::map<std::uint64_t, model::GroupProducer>, oracle::ResumeModel::copy_count> groups;
@@ -71,6 +84,12 @@ struct World {
     kio::Producer<model::Preferences> preferences;
     oracle::ResumeModel oracle;
     Mailbox<Command> mailbox;
+    // A land under way: its group is in its copy before its frame is written.
+    struct Landing {
+        int copy = 0;
+        std::uint64_t sequence = 0;
+    };
+    std::optional<Landing> landing;
     std::string violation;
     bool stopped = false;
     std::uint64_t walks = 0;
@@ -86,6 +105,8 @@ std::string copy_letter(int copy) { return std::string(1, static_cast<char>('A' 
 // land: a group with one frame naming its copy and sequence, finished.
 void land(World& world, const Step& step, kio::Instant now) {
     const int copy = step.copy;
+    const bool accept = world.oracle.land(copy, step.sequence, now);
+    world.landing = World::Landing{copy, step.sequence};
     auto created = world.copies[copy].create_group(step.sequence);
     const bool accepted = std::holds_alternative<model::GroupProducer>(created);
     if (accepted) {
@@ -94,24 +115,27 @@ void land(World& world, const Step& step, kio::Instant now) {
         group.finish();
         world.groups[copy].insert_or_assign(step.sequence, std::move(group));
     }
-    if (world.oracle.land(copy, step.sequence, now) != accepted)
+    world.landing.reset();
+    if (accept != accepted)
         world.fail("R2: copy " + copy_letter(copy) + (accepted ? " accepted" : " refused") + " group " +
                    std::to_string(step.sequence) + " against the model");
 }
 
 // drop: aborts one landed group of a copy, as an eviction or expiry does upstream.
 void drop(World& world, const Step& step, kio::Instant now) {
+    const bool has = world.oracle.abort_group(step.copy, step.sequence, now);
     auto found = world.groups[step.copy].find(step.sequence);
     const bool had = found != world.groups[step.copy].end();
     if (had) found->second.abort(model::Error::cancel);
-    if (world.oracle.abort_group(step.copy, step.sequence, now) != had)
+    if (has != had)
         world.fail("R2: copy " + copy_letter(step.copy) + " group " + std::to_string(step.sequence) +
                    " aborted against the model");
 }
 
 void finish(World& world, const Step& step, kio::Instant now) {
+    const bool accept = world.oracle.finish(step.copy, now);
     const bool accepted = !world.copies[step.copy].finish();
-    if (world.oracle.finish(step.copy, now) != accepted) world.fail("R2: copy finish disagrees with the model");
+    if (accept != accepted) world.fail("R2: copy finish disagrees with the model");
 }
 
 void advance(World& world, const Step& step, sim::Task& task) {
@@ -127,7 +151,7 @@ std::optional<std::uint64_t> range_end(const Step& step) {
 
 // The driver's operations as small command types, one operation each: a precondition
 // (none of them needs one: a step that finds nothing to act on is told to the model,
-// which judges the real answer), then the real system, then the model.
+// which judges the real answer), then the model, then the real system.
 struct Always {
     static bool applies(const World&, const Step&) { return true; }
 };
@@ -139,32 +163,32 @@ struct Finish : Always {
 };
 struct Kill : Always {
     static void run(World& world, const Step& step, sim::Task& task) {
-        world.copies[step.copy].abort(model::Error::route_failed);
         world.oracle.kill(step.copy, task.clock().now());
+        world.copies[step.copy].abort(model::Error::route_failed);
     }
 };
 struct Serve : Always {
     static void run(World& world, const Step& step, sim::Task& task) {
-        world.route.serve_from(world.copies[step.copy].consume());
         world.oracle.serve(step.copy, task.clock().now());
+        world.route.serve_from(world.copies[step.copy].consume());
     }
 };
 struct Park : Always {
     static void run(World& world, const Step&, sim::Task& task) {
-        world.route.park();
         world.oracle.park(task.clock().now());
+        world.route.park();
     }
 };
 struct EndClean : Always {
     static void run(World& world, const Step&, sim::Task& task) {
-        world.route.end(std::nullopt);
         world.oracle.end(std::nullopt, task.clock().now());
+        world.route.end(std::nullopt);
     }
 };
 struct EndError : Always {
     static void run(World& world, const Step&, sim::Task& task) {
-        world.route.end(model::Error::unroutable);
         world.oracle.end(model::Error::unroutable, task.clock().now());
+        world.route.end(model::Error::unroutable);
     }
 };
 // The reader's own changes go through its mailbox (applied by its task, see below).
@@ -205,7 +229,7 @@ constexpr auto commands = command_table<Land, Finish, Kill, Serve, Park, EndClea
                                         Advance, Skip, Poke, Drop>;
 static_assert(commands.size() == op_names.size());
 
-// One driver operation on the real system, then on the model.
+// One driver operation, on the model and on the real system.
 void apply(World& world, const Step& step, sim::Task& task) {
     const CommandEntry& command = commands[static_cast<std::size_t>(step.op)];
     if (command.applies(world, step)) command.run(world, step, task);
@@ -225,13 +249,16 @@ void apply_commands(World& world, model::ResumeReader& reader, const kio::Waiter
 }
 
 // Every frame of a taken group that is there now, through its recover. A group aborted
-// since (drop) may end early or stall on its recover: the read stops at the first Pending.
-std::vector<std::string> read_frames(model::GroupConsumer& group, sim::Task& task) {
+// since (drop) may end early or stall on its recover: the read stops at the first Pending,
+// unless the group is still being landed (taken at a wake inside its land): then its
+// frame and end follow before the land returns.
+std::vector<std::string> read_frames(World& world, model::GroupConsumer& group, sim::Task& task) {
     std::vector<std::string> frames;
     for (;;) {
         auto frame = task.wait([&](const kio::Waiter& waiter) {
             auto polled = group.poll_read_frame(waiter);
             using Read = std::optional<std::decay_t<decltype(polled.value())>>;
+            if (polled.is_pending() && world.landing && !group.aborted()) return kio::Poll<Read>::pending();
             return kio::Poll<Read>(polled.is_pending() ? Read() : Read(std::move(polled.value())));
         });
         if (!frame || !frame->is_item()) return frames;
@@ -247,23 +274,29 @@ kio::Poll<Answer> poll_once(World& world, model::TrackSubscriber& subscriber, co
     apply_commands(world, subscriber.reader(), waiter);
     world.oracle.poll_begun();
     auto got = subscriber.poll_group(waiter, world.walk);
+    const bool walked = subscriber.reader().walk_counter(world.walk).walks != world.walks;
     world.walks = subscriber.reader().walk_counter(world.walk).walks;
     world.meters = subscriber.stats().polls;
-    if (got.is_pending()) world.oracle.answered_pending(task.clock().now());
+    if (got.is_pending()) world.oracle.answered_pending(task.clock().now(), walked);
     return got;
 }
 
 // The reader task: reads as an export reads, through the track subscriber and its meter.
 void read(World& world, sim::Task& task) {
-    model::TrackSubscriber subscriber{model::ResumeReader{world.route.consume(), world.preferences.consume(),
-                                                          task.clock(), model::ResumeOptions{.grace = grace}}};
+    model::TrackSubscriber subscriber{model::ResumeReader{
+        world.route.consume(), world.preferences.consume(), task.clock(),
+        model::ResumeOptions{.grace = world.knobs.grace(), .delivered_window = world.knobs.delivered_window}}};
     for (;;) {
         Answer answer = task.wait([&](const kio::Waiter& waiter) { return poll_once(world, subscriber, waiter, task); });
         if (answer.is_item()) {
             const std::uint64_t sequence = answer.item().sequence();
             const kio::Instant now = task.clock().now();
-            const std::vector<std::string> frames = read_frames(answer.item(), task);
-            world.fail(world.oracle.answered_group(sequence, frames, now));
+            // Taken while its land was under way: its read may have stalled and continued
+            // from the serving copy (R14).
+            std::optional<int> landing;
+            if (world.landing && world.landing->sequence == sequence) landing = world.landing->copy;
+            const std::vector<std::string> frames = read_frames(world, answer.item(), task);
+            world.fail(world.oracle.answered_group(sequence, frames, now, landing));
             continue;
         }
         world.stopped = true;
@@ -311,14 +344,26 @@ struct Traits {
             return rc::gen::build<ResumeCase>(
                 rc::gen::set(&ResumeCase::steps, rc::gen::container<std::vector<Step>>(step)),
                 rc::gen::set(&ResumeCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
-                rc::gen::set(&ResumeCase::drive, drive_generator()),
-                rc::gen::set(&ResumeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+                rc::gen::set(&ResumeCase::drive, drive_generator_with_inline()),
+                rc::gen::set(&ResumeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())),
+                rc::gen::set(&ResumeCase::knobs, knobs_generator()));
         });
+    }
+
+    // Small windows as often as the default, so the delivered set and the held groups
+    // evict (sequences reach 11); graces short and long around the default.
+    static rc::Gen<Knobs> knobs_generator() {
+        return rc::gen::build<Knobs>(
+            rc::gen::set(&Knobs::delivered_window,
+                         rc::gen::weightedElement<std::uint16_t>(
+                             {{6, 1024}, {1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 6}, {1, 8}})),
+            rc::gen::set(&Knobs::grace_tenths,
+                         rc::gen::weightedElement<std::uint8_t>({{4, 10}, {1, 1}, {1, 3}, {1, 5}, {1, 20}})));
     }
 
     static CaseOutcome run(const ResumeCase& value, const RunSettings& settings) {
         sim::Executor executor{simulation_options(value.seed, value.drive, settings)};
-        World world{value.walk};
+        World world{value.walk, value.knobs};
         executor.spawn("driver", [&](sim::Task& task) {
             for (const Step& step : value.steps) {
                 task.yield();
@@ -342,16 +387,32 @@ struct Traits {
         nlohmann::json steps = nlohmann::json::array();
         for (const Step& step : value.steps)
             steps.push_back({op_names[static_cast<std::size_t>(step.op)], step.copy, step.sequence, step.extra});
-        return {{"steps", steps},
-                {"walk", value.walk == model::Walk::arrival ? "arrival" : "sequence"},
-                {"drive", drive_name(value.drive)},
-                {"seed", value.seed}};
+        nlohmann::json json = {{"steps", steps},
+                               {"walk", value.walk == model::Walk::arrival ? "arrival" : "sequence"},
+                               {"drive", drive_name(value.drive)},
+                               {"seed", value.seed}};
+        // Only a knob that differs from the reader's default is written.
+        const Knobs defaults;
+        if (value.knobs.delivered_window != defaults.delivered_window)
+            json["delivered_window"] = value.knobs.delivered_window;
+        if (value.knobs.grace_tenths != defaults.grace_tenths) json["grace_tenths"] = value.knobs.grace_tenths;
+        return json;
     }
 
     static ResumeCase from_json(const nlohmann::json& json) {
         ResumeCase value;
         value.seed = require_u64(json, "seed");
         value.drive = require_drive(json);
+        if (json.contains("delivered_window")) {
+            const std::uint64_t window = require_u64(json, "delivered_window");
+            if (window == 0 || window > 65535)
+                throw std::invalid_argument("'delivered_window' must be a whole number from 1 to 65535");
+            value.knobs.delivered_window = static_cast<std::uint16_t>(window);
+        }
+        if (json.contains("grace_tenths")) {
+            value.knobs.grace_tenths = require_small(json["grace_tenths"], 255, "grace_tenths");
+            if (value.knobs.grace_tenths == 0) throw std::invalid_argument("'grace_tenths' must be at least 1");
+        }
         const std::string walk = require_string(json, "walk");
         if (walk == "arrival") {
             value.walk = model::Walk::arrival;
@@ -378,8 +439,12 @@ struct Traits {
 
     static std::string describe(const ResumeCase& value) {
         std::ostringstream out;
-        out << (value.walk == model::Walk::arrival ? "arrival" : "sequence") << " walk, " << drive_name(value.drive)
-            << ", seed " << value.seed << ":";
+        out << (value.walk == model::Walk::arrival ? "arrival" : "sequence") << " walk, " << drive_name(value.drive);
+        const Knobs defaults;
+        if (value.knobs.delivered_window != defaults.delivered_window)
+            out << ", delivered window " << value.knobs.delivered_window;
+        if (value.knobs.grace_tenths != defaults.grace_tenths) out << ", grace " << value.knobs.grace_tenths * 100 << "ms";
+        out << ", seed " << value.seed << ":";
         for (const Step& step : value.steps) {
             out << " " << op_names[static_cast<std::size_t>(step.op)];
             if (step.op == Op::land || step.op == Op::finish || step.op == Op::kill || step.op == Op::serve ||

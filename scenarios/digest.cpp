@@ -21,21 +21,31 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "sim_digest: bad argument '%s' (usage: sim_digest [--seeds A-B])\n", argv[i]);
         return 2;
     }
-    for (const moq::scenarios::Scenario& scenario : moq::scenarios::scenarios()) {
-        for (auto kind : {moq::sim::StrategyKind::fifo, moq::sim::StrategyKind::random, moq::sim::StrategyKind::pct}) {
-            for (std::uint64_t seed = seeds.first; seed <= seeds.last; ++seed) {
-                moq::sim::Options options;
-                options.seed = seed;
-                options.strategy.kind = kind;
-                options.spurious_polls_per_1000 = 100;
-                options.fresh_task_polls_per_1000 = 50;
-                const auto result = scenario.run(options);
-                std::printf("%.*s %.*s %llu %016llx %.*s\n", static_cast<int>(scenario.name.size()),
-                            scenario.name.data(), static_cast<int>(moq::sim::strategy_name(kind).size()),
-                            moq::sim::strategy_name(kind).data(), static_cast<unsigned long long>(seed),
-                            static_cast<unsigned long long>(result.digest),
-                            static_cast<int>(moq::sim::outcome_name(result.outcome).size()),
-                            moq::sim::outcome_name(result.outcome).data());
+    // Spurious and fresh-task polls first (the lines recorded before inline wakes
+    // existed), then inline wakes with the wake points, named "<scenario>+inline".
+    for (const bool inlined : {false, true}) {
+        for (const moq::scenarios::Scenario& scenario : moq::scenarios::scenarios()) {
+            for (auto kind : {moq::sim::StrategyKind::fifo, moq::sim::StrategyKind::random, moq::sim::StrategyKind::pct}) {
+                for (std::uint64_t seed = seeds.first; seed <= seeds.last; ++seed) {
+                    moq::sim::Options options;
+                    options.seed = seed;
+                    options.strategy.kind = kind;
+                    if (inlined) {
+                        options.inline_wakes = true;
+                        options.wake_points = true;
+                    } else {
+                        options.spurious_polls_per_1000 = 100;
+                        options.fresh_task_polls_per_1000 = 50;
+                    }
+                    const auto result = scenario.run(options);
+                    std::printf("%.*s%s %.*s %llu %016llx %.*s\n", static_cast<int>(scenario.name.size()),
+                                scenario.name.data(), inlined ? "+inline" : "",
+                                static_cast<int>(moq::sim::strategy_name(kind).size()),
+                                moq::sim::strategy_name(kind).data(), static_cast<unsigned long long>(seed),
+                                static_cast<unsigned long long>(result.digest),
+                                static_cast<int>(moq::sim::outcome_name(result.outcome).size()),
+                                moq::sim::outcome_name(result.outcome).data());
+                }
             }
         }
     }

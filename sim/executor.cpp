@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <stdexcept>
 #include <utility>
 
 #include <boost/context/fixedsize_stack.hpp>
@@ -69,6 +70,18 @@ using detail::WakeTarget;
 namespace {
 
 thread_local Executor* running_executor = nullptr;
+
+// A failed core assertion during a run: thrown by the handler run() installs, so the
+// task it happened in fails with its message (a case's report) instead of the whole
+// program stopping.
+class CoreAssertionFailed : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+void throw_core_assertion(const char* file, int line, const std::string& what) {
+    throw CoreAssertionFailed("moq assertion failed at " + std::string(file) + ":" + std::to_string(line) + ": " + what);
+}
 
 const std::string& task_field(const TaskSlot& slot) { return slot.field; }
 
@@ -239,6 +252,12 @@ void Executor::wake(std::uint32_t task, std::uint64_t identity) {
     switch (slot.state) {
         case TaskSlot::State::parked:
             slot.woken = true;
+            if (options_.inline_wakes && in_run_) {
+                // Polled right here, before the waker returns to the code that woke it.
+                trace_.record(steps_, "wake", {task_field(slot), ",\"effect\":\"inline\""});
+                resume(slot);
+                return;
+            }
             make_runnable(slot);
             break;
         case TaskSlot::State::running:
@@ -257,11 +276,12 @@ void Executor::wake(std::uint32_t task, std::uint64_t identity) {
 }
 
 void Executor::resume(TaskSlot& slot) {
+    TaskSlot* const outer = running_;
     running_ = &slot;
     slot.state = TaskSlot::State::running;
     ++switches_;
     slot.fiber = std::move(slot.fiber).resume();
-    running_ = nullptr;
+    running_ = outer;
 }
 
 void Executor::suspend(TaskSlot& slot) { slot.back = std::move(slot.back).resume(); }
@@ -276,6 +296,7 @@ std::vector<std::uint32_t> Executor::runnable_except(std::uint32_t task) const {
 void Executor::preempt_point(const char* where) {
     TaskSlot* slot = running_;
     if (!slot) return;
+    if (!options_.wake_points && kio::is_wake_point(where)) return;
     if (!strategy_->preempt(slot->id, runnable_except(slot->id))) return;
     trace_.record(steps_, "preempt", {task_field(*slot), ",\"at\":", util::json_quote(where)});
     make_runnable(*slot);
@@ -316,14 +337,28 @@ RunResult Executor::run() {
     running_executor = this;
     const kio::SchedulePointHook previous = kio::schedule_point_hook.load();
     if (options_.schedule_points) kio::set_schedule_point_hook(&Executor::schedule_point_hook);
+    in_run_ = true;
+    const util::AssertionHandler previous_handler = util::set_assertion_handler(&throw_core_assertion);
     struct Restore {
+        Executor* executor;
         Executor* outer;
         kio::SchedulePointHook previous;
+        util::AssertionHandler previous_handler;
         ~Restore() {
+            executor->in_run_ = false;
             running_executor = outer;
             kio::set_schedule_point_hook(previous);
+            util::set_assertion_handler(previous_handler);
         }
-    } restore{outer, previous};
+    } restore{this, outer, previous, previous_handler};
+    try {
+        return run_loop();
+    } catch (const CoreAssertionFailed& failed) {
+        return finish(Outcome::task_failed, failed.what());
+    }
+}
+
+RunResult Executor::run_loop() {
 
     for (;;) {
         if (task_error_) {

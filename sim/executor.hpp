@@ -37,6 +37,12 @@ struct Options {
     std::uint32_t spurious_polls_per_1000 = 0;    // re-poll a parked task without a wake
     std::uint32_t fresh_task_polls_per_1000 = 0;  // poll with a new task identity
     bool schedule_points = true;                  // switch tasks inside core walks
+    // Switch tasks at the core's wake points too (inside wake paths). Off, they draw
+    // nothing from the seed, so runs recorded before they existed keep their digests.
+    bool wake_points = false;
+    // A wake polls a parked task at once, on the waking task's fiber, as executors that
+    // run a woken task inline do; a task already polling records a re-poll instead.
+    bool inline_wakes = false;
     // Faults.
     std::uint32_t clock_jumps_per_1000 = 0;       // time jumps past the next deadline
     kio::Duration clock_jump_max = std::chrono::seconds(1);
@@ -153,8 +159,11 @@ private:
     friend class Task;
     friend struct detail::WakeTarget;
 
+    RunResult run_loop();
     void wake(std::uint32_t task, std::uint64_t identity);
     void make_runnable(detail::TaskSlot& slot);
+    // Runs `slot` until it suspends, from the scheduler or (an inline wake) from the
+    // task that woke it; returns to whoever resumed it.
     void resume(detail::TaskSlot& slot);
     void suspend(detail::TaskSlot& slot);
     void preempt_point(const char* where);
@@ -171,7 +180,8 @@ private:
     Trace trace_;
     std::deque<std::unique_ptr<detail::TaskSlot>> tasks_;
     std::vector<std::uint32_t> runnable_;  // in the order tasks became runnable
-    detail::TaskSlot* running_ = nullptr;
+    detail::TaskSlot* running_ = nullptr;  // the innermost task running (inline wakes nest)
+    bool in_run_ = false;                   // inline wakes only while run() drives the tasks
     std::uint64_t steps_ = 0;
     std::uint64_t polls_ = 0;
     std::uint64_t switches_ = 0;

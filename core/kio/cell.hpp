@@ -10,9 +10,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "kio/core_lock.hpp"
 #include "kio/poll.hpp"
+#include "kio/schedule_point.hpp"
 #include "kio/waiter.hpp"
 #include "kio/waiter_list.hpp"
+#include "util/mutation.hpp"
 
 namespace moq::kio {
 
@@ -43,6 +46,14 @@ private:
 
 namespace detail {
 
+// Runs the wakers a change collected under the lock, once it is released. Another task
+// may run first (the wake point `where`): it must find the change made.
+inline void wake_unlocked(WaiterList& woken, const char* where) {
+    if (woken.empty()) return;
+    schedule_point(where);
+    woken.wake();
+}
+
 template <class T>
 struct CellState {
     template <class... Args>
@@ -63,6 +74,8 @@ struct CellState {
         WaiterList closed = WaiterList::untracked();
         WaiterList consumers = WaiterList::untracked();
         void wake() {
+            if (value.empty() && closed.empty() && consumers.empty()) return;
+            schedule_point("wake.cell.close");
             value.wake();
             closed.wake();
             consumers.wake();
@@ -89,7 +102,7 @@ public:
         : state_(std::make_shared<detail::CellState<T>>(std::move(value))) {}
 
     Producer(const Producer& other) : state_(other.state_) {
-        std::lock_guard lock(state_->mutex);
+        CoreLock lock(state_->mutex);
         ++state_->producers;
     }
     Producer(Producer&& other) noexcept = default;
@@ -108,12 +121,15 @@ public:
     bool modify(F&& change) {
         WaiterList woken = WaiterList::untracked();
         {
-            std::lock_guard lock(state_->mutex);
+            CoreLock lock(state_->mutex);
             if (state_->closed) return false;
             std::forward<F>(change)(state_->value);
             woken = state_->value_waiters.take();
+            // The mutant runs the wakers under the lock, where a task polled at once
+            // would take this lock again.
+            if (!MOQ_SITE("cell.modify.wake_unlocked", notify)) woken.wake();
         }
-        woken.wake();
+        detail::wake_unlocked(woken, "wake.cell.modify");
         return true;
     }
 
@@ -121,7 +137,7 @@ public:
     // and calls notify() once for several changes.
     template <class F>
     bool modify_quietly(F&& change) {
-        std::lock_guard lock(state_->mutex);
+        CoreLock lock(state_->mutex);
         if (state_->closed) return false;
         std::forward<F>(change)(state_->value);
         return true;
@@ -131,17 +147,17 @@ public:
     void notify() {
         WaiterList woken = WaiterList::untracked();
         {
-            std::lock_guard lock(state_->mutex);
+            CoreLock lock(state_->mutex);
             woken = state_->value_waiters.take();
         }
-        woken.wake();
+        detail::wake_unlocked(woken, "wake.cell.notify");
     }
 
     // Closes the cell, waking value, closed and consumer waiters. False if already closed.
     bool close() {
         typename detail::CellState<T>::Drained woken;
         {
-            std::lock_guard lock(state_->mutex);
+            CoreLock lock(state_->mutex);
             if (state_->closed) return false;
             woken = state_->close_locked();
         }
@@ -151,18 +167,18 @@ public:
 
     template <class F>
     auto read(F&& reader) const {
-        std::lock_guard lock(state_->mutex);
+        CoreLock lock(state_->mutex);
         return std::forward<F>(reader)(std::as_const(state_->value));
     }
 
     [[nodiscard]] bool is_closed() const {
-        std::lock_guard lock(state_->mutex);
+        CoreLock lock(state_->mutex);
         return state_->closed;
     }
 
     // Ready once the cell closes.
     Poll<Done> poll_closed(const Waiter& waiter) const {
-        std::lock_guard lock(state_->mutex);
+        CoreLock lock(state_->mutex);
         if (state_->closed) return Done{};
         waiter.register_on(state_->closed_waiters);
         return Poll<Done>::pending();
@@ -187,7 +203,7 @@ private:
 
     template <class Want>
     Poll<bool> poll_consumers(const Waiter& waiter, Want want) const {
-        std::lock_guard lock(state_->mutex);
+        CoreLock lock(state_->mutex);
         if (state_->closed) return false;
         if (want(state_->consumers)) return true;
         waiter.register_on(state_->consumer_waiters);
@@ -208,7 +224,7 @@ public:
         typename detail::CellState<T>::Drained woken;
         bool closing = false;
         {
-            std::lock_guard lock(state_->mutex);
+            CoreLock lock(state_->mutex);
             // Decided under the lock in step with the closed flag.
             if (--state_->producers == 0 && !state_->closed) {
                 std::forward<F>(on_last)(state_->value);
@@ -229,7 +245,7 @@ template <class T>
 class Consumer {
 public:
     Consumer(const Consumer& other) : state_(other.state_) {
-        std::lock_guard lock(state_->mutex);
+        CoreLock lock(state_->mutex);
         ++state_->consumers;
     }
     Consumer(Consumer&& other) noexcept = default;
@@ -253,7 +269,7 @@ public:
     auto poll(const Waiter& waiter, F&& predicate) const {
         using Answer = std::invoke_result_t<F, const T&>;
         using R = typename Answer::value_type;
-        std::lock_guard lock(state_->mutex);
+        CoreLock lock(state_->mutex);
         Answer answer = std::forward<F>(predicate)(std::as_const(state_->value));
         if (answer) return CellPoll<R>::ready(std::move(*answer));
         if (state_->closed) return CellPoll<R>::closed();
@@ -264,26 +280,26 @@ public:
     // Reads the value and registers for its next change in one locked step.
     template <class F>
     auto read_and_watch(const Waiter& waiter, F&& reader) const {
-        std::lock_guard lock(state_->mutex);
+        CoreLock lock(state_->mutex);
         if (!state_->closed) waiter.register_on(state_->value_waiters);
         return std::forward<F>(reader)(std::as_const(state_->value));
     }
 
     template <class F>
     auto read(F&& reader) const {
-        std::lock_guard lock(state_->mutex);
+        CoreLock lock(state_->mutex);
         return std::forward<F>(reader)(std::as_const(state_->value));
     }
 
     Poll<Done> poll_closed(const Waiter& waiter) const {
-        std::lock_guard lock(state_->mutex);
+        CoreLock lock(state_->mutex);
         if (state_->closed) return Done{};
         waiter.register_on(state_->closed_waiters);
         return Poll<Done>::pending();
     }
 
     [[nodiscard]] bool is_closed() const {
-        std::lock_guard lock(state_->mutex);
+        CoreLock lock(state_->mutex);
         return state_->closed;
     }
 
@@ -296,20 +312,20 @@ private:
     explicit Consumer(std::shared_ptr<detail::CellState<T>> state) : state_(std::move(state)) {
         WaiterList woken = WaiterList::untracked();
         {
-            std::lock_guard lock(state_->mutex);
+            CoreLock lock(state_->mutex);
             if (state_->consumers++ == 0) woken = state_->consumer_waiters.take();
         }
-        woken.wake();
+        detail::wake_unlocked(woken, "wake.cell.consumers");
     }
 
     void drop() {
         if (!state_) return;
         WaiterList woken = WaiterList::untracked();
         {
-            std::lock_guard lock(state_->mutex);
+            CoreLock lock(state_->mutex);
             if (--state_->consumers == 0) woken = state_->consumer_waiters.take();
         }
-        woken.wake();
+        detail::wake_unlocked(woken, "wake.cell.consumers");
         state_.reset();
     }
 

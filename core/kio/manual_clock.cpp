@@ -1,15 +1,17 @@
 #include "kio/manual_clock.hpp"
 
+#include "kio/core_lock.hpp"
+
 namespace moq::kio {
 
 Instant ManualClock::now() const {
-    std::lock_guard lock(mutex_);
+    CoreLock lock(mutex_);
     return now_;
 }
 
 void ManualClock::wake_at(Instant at, const Waiter& waiter) {
     {
-        std::lock_guard lock(mutex_);
+        CoreLock lock(mutex_);
         if (at > now_) {
             timers_.add(at, waiter);
             return;
@@ -20,7 +22,7 @@ void ManualClock::wake_at(Instant at, const Waiter& waiter) {
 
 void ManualClock::advance_to(Instant at) {
     {
-        std::lock_guard lock(mutex_);
+        CoreLock lock(mutex_);
         if (at > now_) now_ = at;
         at = now_;
     }

@@ -1,12 +1,14 @@
 #include "kio/system_clock.hpp"
 
+#include "kio/core_lock.hpp"
+
 namespace moq::kio {
 
 SystemClock::SystemClock() : start_(std::chrono::steady_clock::now()), thread_([this] { run(); }) {}
 
 SystemClock::~SystemClock() {
     {
-        std::lock_guard lock(mutex_);
+        CoreLock lock(mutex_);
         stopping_ = true;
     }
     changed_.notify_all();
@@ -22,12 +24,14 @@ void SystemClock::wake_at(Instant at, const Waiter& waiter) {
     {
         // Taken so the timer thread cannot miss the new deadline between its check
         // and its wait.
-        std::lock_guard lock(mutex_);
+        CoreLock lock(mutex_);
     }
     changed_.notify_all();
 }
 
 void SystemClock::run() {
+    // Not a CoreLock: the condition variable needs a unique_lock. The wakers run while
+    // it is unlocked.
     std::unique_lock lock(mutex_);
     while (!stopping_) {
         lock.unlock();

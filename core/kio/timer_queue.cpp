@@ -2,32 +2,37 @@
 
 #include <vector>
 
+#include "kio/core_lock.hpp"
+#include "kio/schedule_point.hpp"
+
 namespace moq::kio {
 
 void TimerQueue::add(Instant at, const Waiter& waiter) {
-    std::lock_guard lock(mutex_);
+    CoreLock lock(mutex_);
     waiter.register_on(lists_[at]);
 }
 
 void TimerQueue::fire_until(Instant now) {
     std::vector<WaiterList> due;
     {
-        std::lock_guard lock(mutex_);
+        CoreLock lock(mutex_);
         auto end = lists_.upper_bound(now);
         for (auto it = lists_.begin(); it != end; ++it) due.push_back(it->second.take());
         lists_.erase(lists_.begin(), end);
     }
+    if (due.empty()) return;
+    schedule_point("wake.timers");
     for (WaiterList& list : due) list.wake();
 }
 
 std::optional<Instant> TimerQueue::earliest() const {
-    std::lock_guard lock(mutex_);
+    CoreLock lock(mutex_);
     if (lists_.empty()) return std::nullopt;
     return lists_.begin()->first;
 }
 
 std::size_t TimerQueue::pending() const {
-    std::lock_guard lock(mutex_);
+    CoreLock lock(mutex_);
     std::size_t count = 0;
     for (const auto& [at, list] : lists_) count += list.size();
     return count;

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "kio/core_lock.hpp"
 #include "kio/waiter_list.hpp"
 #include "util/assert.hpp"
 
@@ -44,7 +45,7 @@ bool Identity::try_upgrade() noexcept {
 }
 
 Presence Identity::presume(std::uint64_t list_id, std::uint64_t epoch) {
-    std::lock_guard lock(records_mutex_);
+    CoreLock lock(records_mutex_);
     for (int i = 0; i < records_used_; ++i) {
         Record& record = records_[i];
         if (record.list_id != list_id) continue;

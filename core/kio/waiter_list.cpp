@@ -6,6 +6,7 @@
 #include <limits>
 #include <new>
 
+#include "kio/schedule_point.hpp"
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
 
@@ -140,6 +141,9 @@ void WaiterList::wake() {
     for (std::uint32_t i = 0; i < drained.len_; ++i) {
         detail::Identity* identity = drained.data_[i];
         if (!identity->try_upgrade()) continue;
+        // The list is drained already: a task that runs here and registers again joins
+        // it anew, and this wake still reaches it.
+        schedule_point("wake.list.entry");
         if (MOQ_SITE("waiters.wake.notify", notify)) identity->waker().wake();
         identity->release_strong();
     }

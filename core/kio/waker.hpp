@@ -2,7 +2,10 @@
 // run again. Executors make wakers; the core only copies, compares and wakes them.
 #pragma once
 
+#include <source_location>
 #include <utility>
+
+#include "kio/core_lock.hpp"
 
 namespace moq::kio {
 
@@ -42,8 +45,10 @@ public:
         std::swap(data_, other.data_);
     }
 
-    // Schedules the task. Safe from any thread; never called under a state lock.
-    void wake() const {
+    // Schedules the task, or runs its poll right away (an executor may). Safe from any
+    // thread; never called under a core lock, which a build with assertions checks.
+    void wake(std::source_location from = std::source_location::current()) const {
+        assert_no_core_lock("a waker ran", from);
         if (vtable_) vtable_->wake(data_);
     }
 

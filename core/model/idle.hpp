@@ -13,6 +13,8 @@
 #include <memory>
 #include <mutex>
 
+#include "kio/core_lock.hpp"
+#include "kio/schedule_point.hpp"
 #include "kio/waiter.hpp"
 #include "kio/waker.hpp"
 #include "util/mutation.hpp"
@@ -38,7 +40,7 @@ public:
     }
 
     void record(const kio::Waker& task) {
-        std::lock_guard lock(mutex_);
+        kio::CoreLock lock(mutex_);
         task_ = task;
     }
     void clear_fired() { fired_.store(false, std::memory_order_release); }
@@ -53,14 +55,23 @@ private:
     IdleShared() = default;
 
     void fire() {
-        if (MOQ_SITE("idle.fire.mark_fired", gate)) fired_.store(true, std::memory_order_release);
+        // Marked before the task is woken: a task polled at once (inline, or on another
+        // thread) must find the gate fired, or it answers Pending without walking. The
+        // mutant marks it after the wake.
+        const bool mark_first = MOQ_SITE("idle.fire.mark_before_wake", gate);
+        if (mark_first) mark_fired();
+        kio::schedule_point("wake.idle.fire");
         kio::Waker task;
         {
-            std::lock_guard lock(mutex_);
+            kio::CoreLock lock(mutex_);
             task = task_;
         }
         // Outside the lock: the task may poll again inline and start a new walk.
         if (MOQ_SITE("idle.fire.wake_task", notify)) task.wake();
+        if (!mark_first) mark_fired();
+    }
+    void mark_fired() {
+        if (MOQ_SITE("idle.fire.mark_fired", gate)) fired_.store(true, std::memory_order_release);
     }
 
     static void* clone_fn(void* data) {

@@ -77,31 +77,33 @@ bool ResumeReader::deliverable(const Copy& copy, std::uint64_t sequence, Walk wa
     if (sequence < range_start_ || (range_end_ && sequence >= *range_end_)) return false;
     if (!within_until(copy, sequence)) return false;
     if (walk == Walk::sequence) return !floor_ || sequence > *floor_;
-    return !delivered_.contains(sequence);
+    return !handed_out(sequence);
 }
 
 bool ResumeReader::may_land(const Copy& copy, Walk walk, std::optional<std::uint64_t> below) const {
     if (!copy.replaced || !copy.until) return false;
     std::uint64_t upper = *copy.until;
-    if (below) {
-        if (*below == 0) return false;
-        upper = std::min(upper, *below - 1);
-    }
     if (range_end_) {
         if (*range_end_ == 0) return false;
         upper = std::min(upper, *range_end_ - 1);
     }
-    std::uint64_t lower = std::max(range_start_, copy.start);
+    // Bounded: only the newest window of sequences in range up to `until` is looked at,
+    // whatever `below` is, so a sequence walk that waits for a lower group (offer_best)
+    // always finds its copy retained too, with its grace deadline armed (R8, R9).
+    std::uint64_t lower = upper >= options_.delivered_window ? upper - options_.delivered_window + 1 : 0;
+    if (below) {
+        if (*below == 0) return false;
+        upper = std::min(upper, *below - 1);
+    }
+    lower = std::max({lower, range_start_, copy.start});
     if (walk == Walk::sequence && floor_) lower = std::max(lower, *floor_ + 1);
     if (lower > upper) return false;
-    // Bounded: only the newest window of candidates is looked at.
-    lower = std::max(lower, upper >= options_.delivered_window ? upper - options_.delivered_window + 1 : 0);
     return copy.track.cell().read([&](const TrackState& state) {
         if (state.abort) return false;
         // Below the first group the copy ever had, nothing is missing: it never had it.
         if (!state.groups.empty()) lower = std::max(lower, state.groups.begin()->first);
         for (std::uint64_t sequence = lower; sequence <= upper; ++sequence) {
-            if (walk == Walk::arrival && delivered_.contains(sequence)) continue;
+            if (walk == Walk::arrival && handed_out(sequence)) continue;
             if (!state.groups.contains(sequence)) return true;
         }
         return false;
@@ -126,8 +128,12 @@ bool ResumeReader::range_exhausted(Walk walk) const {
     if (!range_end_) return false;
     if (range_start_ >= *range_end_) return true;
     if (walk == Walk::sequence) return floor_ && *floor_ + 1 >= *range_end_;
-    if (*range_end_ - range_start_ > options_.delivered_window) return false;
-    for (std::uint64_t sequence = range_start_; sequence < *range_end_; ++sequence)
+    // Below the delivered floor everything counts as handed out; above it at most the
+    // window's sequences were.
+    const std::uint64_t from = std::max(range_start_, delivered_floor_);
+    if (from >= *range_end_) return true;
+    if (*range_end_ - from > options_.delivered_window) return false;
+    for (std::uint64_t sequence = from; sequence < *range_end_; ++sequence)
         if (!delivered_.contains(sequence)) return false;
     return true;
 }
@@ -155,7 +161,7 @@ ResumeReader::RouteRead ResumeReader::sync_inputs(const kio::Waiter& waiter) {
 
 const Peek* ResumeReader::offer_held(Walk walk) {
     for (auto held = held_.begin(); held != held_.end();) {
-        if (held->first < range_start_ || delivered_.contains(held->first)) {
+        if (held->first < range_start_ || handed_out(held->first)) {
             held = held_.erase(held);
             continue;
         }
@@ -169,7 +175,7 @@ const Peek* ResumeReader::offer_held(Walk walk) {
 
 void ResumeReader::hold(const Copy& copy, const Peek& peek) {
     // Only a group it may still hand out: one handed out before is not held again.
-    if (!delivered_.contains(peek.sequence)) held_.emplace(peek.sequence, Held{copy.generation, peek});
+    if (!handed_out(peek.sequence)) held_.emplace(peek.sequence, Held{copy.generation, peek});
     // Bounded like the delivered set: the furthest out goes first.
     if (held_.size() > options_.delivered_window) held_.erase(std::prev(held_.end()));
 }
@@ -308,9 +314,18 @@ std::optional<GroupConsumer> ResumeReader::take() {
     const std::uint64_t sequence = taken.peek.sequence;
     if (taken.walk == Walk::sequence) {
         floor_ = sequence;
+        // Every copy's sequence cursor moves past it too, not only the one it came from:
+        // an aborted group just above the floor then counts as filled in each, so a
+        // finished serving copy can end (R11, R17).
+        raise_sequence_cursors(sequence + 1);
     } else {
         delivered_.insert(sequence);
-        while (delivered_.size() > options_.delivered_window) delivered_.erase(delivered_.begin());
+        // Bounded: the lowest is forgotten, and with it everything below it counts as
+        // handed out, so a copy that still has it never hands it out twice (R5).
+        while (delivered_.size() > options_.delivered_window) {
+            delivered_floor_ = std::max(delivered_floor_, *delivered_.begin() + 1);
+            delivered_.erase(delivered_.begin());
+        }
     }
     newest_ = max_of(newest_, sequence);
     taken_from_ = taken.generation;
@@ -342,11 +357,15 @@ void ResumeReader::skip_ordered(std::uint64_t floor) {
     if (peeked_ && peeked_->walk == Walk::sequence && peeked_->peek.sequence <= floor) peeked_.reset();
     // The copies' sequence cursors move too: an aborted group just above the new floor
     // then counts as filled, so a finished copy can end (R11, R17).
-    for (Copy& copy : copies_)
-        if (std::optional<TrackCursor>& reader = copy.cursors[index(Walk::sequence)]) reader->raise_floor(floor + 1);
+    raise_sequence_cursors(floor + 1);
     // A raised floor can turn a replaced copy from waiting to done, which no input
     // notifies.
     if (MOQ_SITE("resume.skip_ordered.disarm", disarm)) disarm_all();
+}
+
+void ResumeReader::raise_sequence_cursors(std::uint64_t floor) {
+    for (Copy& copy : copies_)
+        if (std::optional<TrackCursor>& reader = copy.cursors[index(Walk::sequence)]) reader->raise_floor(floor);
 }
 
 void ResumeReader::disarm_all() {

@@ -30,7 +30,10 @@ namespace moq::model {
 struct ResumeOptions {
     // How long a replaced copy is kept while a group it may still deliver is missing.
     kio::Duration grace = std::chrono::seconds(1);
-    // How many handed-out sequences an arrival walk remembers to hand out none twice.
+    // How many handed-out sequences an arrival walk remembers to hand out none twice:
+    // a sequence it forgets counts as handed out from then on, with all below it (R5).
+    // It also bounds the groups held past the range's end (R12) and how far back a
+    // replaced copy is looked at for a missing group (R8).
     std::size_t delivered_window = 1024;
 };
 
@@ -132,11 +135,17 @@ private:
     // even a group to hold past the range's end.
     [[nodiscard]] static bool within_until(const Copy& copy, std::uint64_t sequence);
     [[nodiscard]] bool deliverable(const Copy& copy, std::uint64_t sequence, Walk walk) const;
+    // An arrival walk handed it out, or forgot it and everything below it (R5).
+    [[nodiscard]] bool handed_out(std::uint64_t sequence) const {
+        return sequence < delivered_floor_ || delivered_.contains(sequence);
+    }
     // A group at or below `below` that `copy` does not have yet but may still land.
     [[nodiscard]] bool may_land(const Copy& copy, Walk walk, std::optional<std::uint64_t> below) const;
     [[nodiscard]] bool retained(const Copy& copy, Walk walk, kio::Instant now) const;
     void let_go(Walk walk, kio::Instant now);
     [[nodiscard]] bool range_exhausted(Walk walk) const;
+    // Sequences below `floor` are offered by no copy's sequence cursor any more.
+    void raise_sequence_cursors(std::uint64_t floor);
     void disarm_all();
 
     kio::Consumer<RouteState> route_;
@@ -149,6 +158,7 @@ private:
     std::map<std::uint64_t, Held> held_;  // arrivals past the range's end, for a raised end
     std::optional<std::uint64_t> floor_;   // last sequence a sequence walk handed out
     std::set<std::uint64_t> delivered_;    // what arrival walks handed out, bounded
+    std::uint64_t delivered_floor_ = 0;    // one past the highest sequence delivered_ forgot
     std::optional<std::uint64_t> newest_;  // highest sequence handed out by any walk
     std::optional<std::uint64_t> taken_from_;  // generation of the copy of the last take
     std::uint64_t range_start_ = 0;

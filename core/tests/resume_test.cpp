@@ -433,3 +433,64 @@ TEST_CASE_FIXTURE(Front, "r17_a_sequence_walk_parked_on_a_peek_hears_its_abort")
     reader.set_range(0, std::nullopt);
     CHECK(take(Walk::sequence) == 4);
 }
+
+// The delivered window (ResumeOptions::delivered_window) at its smallest.
+using OneWindowFront = moq::test::FrontWith<1>;
+
+TEST_CASE_FIXTURE(OneWindowFront, "r5_a_sequence_the_delivered_window_forgot_is_never_handed_out_again") {
+    land(a, 0);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::arrival) == 0);
+    land(b, 1);
+    land(b, 0);  // B has 0 too, landed after 1
+    route.serve_from(b.consume());
+    CHECK(take(Walk::arrival) == 1);  // the window forgets 0: it counts as handed out
+    CHECK(pending(Walk::arrival));
+}
+
+TEST_CASE_FIXTURE(OneWindowFront, "r9_a_sequence_walk_waits_only_on_a_copy_it_retains") {
+    land(a, 1);
+    land(a, 4);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::sequence) == 1);
+    route.serve_from(a.consume());  // the first copy is replaced, until 4
+    // One sequence of the replaced copy is looked at, 4, which it has: it is not
+    // retained (R8), so 4 waits for no lower group (R9) and no grace deadline.
+    CHECK(take(Walk::sequence) == 4);
+}
+
+TEST_CASE_FIXTURE(moq::test::FrontWith<2>, "r9_a_sequence_walk_waiting_on_a_retained_copy_wakes_at_its_grace") {
+    land(a, 1);
+    land(a, 4);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::sequence) == 1);
+    route.serve_from(a.consume());  // replaced, until 4: 3 and 4 are looked at, 3 may land
+    CHECK(pending(Walk::sequence));
+    task.reset();
+    clock.advance_by(1s);
+    CHECK(task.wakes() == 1);
+    CHECK(take(Walk::sequence) == 4);
+}
+
+TEST_CASE_FIXTURE(OneWindowFront, "r12_past_the_window_the_furthest_held_group_is_dropped") {
+    route.serve_from(a.consume());
+    reader.set_range(0, 1);
+    land(a, 2);
+    land(a, 1);  // held 2, then 1: one group fits, so 2 goes
+    CHECK(pending(Walk::arrival));
+    reader.set_range(0, 5);
+    CHECK(take(Walk::arrival) == 1);
+    CHECK(pending(Walk::arrival));  // 2 was dropped and the cursor went past it
+}
+
+TEST_CASE_FIXTURE(Front, "r17_a_sequence_walk_ends_past_an_aborted_group_when_another_copy_moved_its_floor") {
+    route.serve_from(b.consume());
+    CHECK(pending(Walk::sequence));
+    auto five = land_kept(a, 5);
+    land(b, 4);
+    route.serve_from(a.consume());  // B is replaced with until 4 and hands out 4
+    CHECK(take(Walk::sequence) == 4);
+    five.abort(Error::cancel);
+    REQUIRE_FALSE(a.finish());  // A ends at 6: nothing but the aborted 5 lies above the floor
+    CHECK(ended(Walk::sequence));
+}

@@ -7,6 +7,14 @@
 
 namespace moq::util {
 
+// Called with what failed before the program stops. A handler may throw, to turn the
+// failure into an error of the caller's own (a simulated task's failure, a unit test's
+// expected exception); if it returns, the program prints the failure and aborts.
+using AssertionHandler = void (*)(const char* file, int line, const std::string& what);
+
+// Installs `handler` (null: none) and returns the one it replaces.
+AssertionHandler set_assertion_handler(AssertionHandler handler);
+
 [[noreturn]] void assertion_failed(const char* file, int line, const std::string& what);
 
 template <class A, class B>

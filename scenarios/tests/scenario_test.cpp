@@ -29,8 +29,11 @@ std::vector<Mode> modes() {
         fresh.fresh_task_polls_per_1000 = 200;
         Options eager = woken;
         eager.eager = true;
+        Options inlined = woken;
+        inlined.inline_wakes = true;
+        inlined.wake_points = true;
         for (const Mode& mode : {Mode{"woken only", woken}, Mode{"spurious", spurious}, Mode{"fresh task", fresh},
-                                 Mode{"eager", eager}})
+                                 Mode{"eager", eager}, Mode{"inline", inlined}})
             all.push_back(mode);
     }
     return all;

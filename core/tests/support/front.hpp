@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <variant>
 
@@ -18,7 +19,9 @@
 
 namespace moq::test {
 
-struct Front {
+// `Window`: the reader's delivered window (ResumeOptions::delivered_window).
+template <std::size_t Window = 1024>
+struct FrontWith {
     WakeCounter task;
     const kio::Waiter waiter{task.waker()};
     kio::ManualClock clock;
@@ -26,7 +29,7 @@ struct Front {
     kio::Producer<model::Preferences> preferences;
     model::TrackProducer a, b, c;
     model::ResumeReader reader{route.consume(), preferences.consume(), clock,
-                               model::ResumeOptions{.grace = std::chrono::seconds(1)}};
+                               model::ResumeOptions{.grace = std::chrono::seconds(1), .delivered_window = Window}};
 
     // A finished one-frame group whose payload names it.
     static void land(model::TrackProducer& copy, std::uint64_t sequence) {
@@ -71,5 +74,7 @@ struct Front {
         REQUIRE(reader.gate_armed(walk));
     }
 };
+
+using Front = FrontWith<>;
 
 }  // namespace moq::test
