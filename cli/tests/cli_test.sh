@@ -113,7 +113,8 @@ check "list names the suites and the mutation sites" bash -c "'$moqsim' list | g
     '$moqsim' list --sites | grep -q 'resume.route.register'"
 
 # Site hits: only a mutants build counts; elsewhere --site-hits is refused before the run.
-if "$moqsim" list --sites | grep -q 'cannot switch them off'; then
+# (The listing is read whole first: grep -q would stop reading and fail the pipe.)
+if grep -q 'cannot switch them off' <<<"$("$moqsim" list --sites)"; then
     check "--site-hits without a mutants build" usage_error sweep --suite resume --cases 1 --site-hits "$work/hits.json"
     check "nothing written for it" test ! -e "$work/hits.json"
 else
