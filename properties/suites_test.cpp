@@ -59,3 +59,15 @@ TEST_CASE("the_same_seed_and_index_give_the_same_case") {
         CHECK(suite->generate(9, 4)->to_json() != suite->generate(9, 5)->to_json());
     }
 }
+
+TEST_CASE("a_case_gives_the_same_digest_whatever_ran_before_it") {
+    for (const moq::properties::Suite* suite : moq::properties::suites()) {
+        for (std::uint64_t index : {7u, 31u, 90u}) {
+            const auto first = suite->generate(2, index)->run(RunSettings{}).digest;
+            for (std::uint64_t other = 0; other < 60; ++other) static_cast<void>(suite->generate(5, other)->run(RunSettings{}));
+            const std::string context = std::string(suite->name()) + " case " + std::to_string(index);
+            INFO(context);
+            CHECK(suite->generate(2, index)->run(RunSettings{}).digest == first);
+        }
+    }
+}

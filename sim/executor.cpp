@@ -398,7 +398,9 @@ RunResult Executor::run_loop() {
                     if (extra != 0) to = to + kio::Duration(static_cast<std::int64_t>(random_.below(extra)));
                 }
                 trace_.record(steps_, "time", {"\"ns\":", std::to_string(to.since_start.count())});
+                firing_timers_ = true;  // an inline wake may poll a task before the last timer fired
                 clock_.advance_to(to);
+                firing_timers_ = false;
                 if (clock_.now().since_start > options_.max_time)
                     return finish(Outcome::time_budget, "virtual time passed its budget");
                 continue;

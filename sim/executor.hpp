@@ -146,6 +146,9 @@ public:
 
     [[nodiscard]] TaskStats task_stats(std::uint32_t task) const;
     [[nodiscard]] VirtualClock& clock() { return clock_; }
+    // The clock has moved and the timers due are still firing: a task polled inline from
+    // one of them may see the new time before its own deadline's wake has come.
+    [[nodiscard]] bool firing_timers() const { return firing_timers_; }
     [[nodiscard]] const Trace& trace() const { return trace_; }
     [[nodiscard]] const Options& options() const { return options_; }
     Random& random() { return task_random_; }
@@ -181,6 +184,7 @@ private:
     std::deque<std::unique_ptr<detail::TaskSlot>> tasks_;
     std::vector<std::uint32_t> runnable_;  // in the order tasks became runnable
     detail::TaskSlot* running_ = nullptr;  // the innermost task running (inline wakes nest)
+    bool firing_timers_ = false;             // the clock has moved and its timers are firing
     bool in_run_ = false;                   // inline wakes only while run() drives the tasks
     std::uint64_t steps_ = 0;
     std::uint64_t polls_ = 0;

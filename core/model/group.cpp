@@ -225,14 +225,28 @@ kio::Poll<Next<T>> GroupConsumer::gated(const kio::Waiter& waiter, Walk&& walk) 
                        [&](const kio::Waiter& through) -> kio::Poll<Next<T>> { return walk(through); });
 }
 
+void GroupConsumer::give_up_with(Error error) {
+    if (!given_up_) given_up_ = error;  // resumed() disarms the gate for every end it hands out
+}
+
 template <class T>
 kio::Poll<Next<T>> GroupConsumer::give_up(kio::Poll<Next<T>> result) {
-    if (result.is_ready() && result.value().is_error()) given_up_ = result.value().error();
+    if (result.is_ready() && result.value().is_error()) give_up_with(result.value().error());
     return result;
 }
 
 template <class T, class Read>
 kio::Poll<Next<T>> GroupConsumer::resumed(const kio::Waiter& waiter, Read&& read) {
+    kio::Poll<Next<T>> result = recovering<T>(waiter, std::forward<Read>(read));
+    // An end one read hands out is every read's answer from now on (G5, G12): a gated
+    // read whose gate is still armed, its input changed but its wake still on the way,
+    // must walk to it rather than answer Pending.
+    if (result.is_ready() && !result.value().is_item() && MOQ_SITE("group.end.disarm", disarm)) disarm();
+    return result;
+}
+
+template <class T, class Read>
+kio::Poll<Next<T>> GroupConsumer::recovering(const kio::Waiter& waiter, Read&& read) {
     for (int adoptions = 0;; ++adoptions) {
         kio::Poll<Next<T>> result = read(waiter);
         if (expired_ || ended_ || !recover_) return result;
@@ -257,7 +271,7 @@ kio::Poll<Next<T>> GroupConsumer::resumed(const kio::Waiter& waiter, Read&& read
             return kio::Poll<Next<T>>::pending();
         }
         if (auto* error = std::get_if<Error>(&replacement.value())) {
-            given_up_ = *error;  // no route can continue it: final, like a verdict
+            give_up_with(*error);  // no route can continue it: final, like a verdict
             return Next<T>(*error);
         }
         Replacement& adopted = std::get<Replacement>(replacement.value());
@@ -310,7 +324,8 @@ kio::Poll<Next<Bytes>> GroupConsumer::read_once(const kio::Waiter& waiter) {
 }
 
 kio::Poll<Next<Bytes>> GroupConsumer::walk_frame(const kio::Waiter& waiter) {
-    if (ended_) return Next<Bytes>(End{});
+    // The cap first (G8): a verdict a batch has not handed out yet yields to a cap set since.
+    if (ended_ || capped()) return Next<Bytes>(End{});
     if (expired_) return Next<Bytes>(Error::old);
     if (given_up_) return Next<Bytes>(*given_up_);
     return resumed<Bytes>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<Bytes>> {
@@ -373,7 +388,7 @@ kio::Poll<Next<Object>> GroupConsumer::read_object_walk(const kio::Waiter& waite
 }
 
 kio::Poll<Next<FrameReader>> GroupConsumer::poll_next_frame(const kio::Waiter& waiter) {
-    if (ended_) return Next<FrameReader>(End{});
+    if (ended_ || capped()) return Next<FrameReader>(End{});
     if (expired_) return Next<FrameReader>(Error::old);
     if (given_up_) return Next<FrameReader>(*given_up_);
     return resumed<FrameReader>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<FrameReader>> {

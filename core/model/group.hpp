@@ -165,9 +165,13 @@ private:
     // Runs `read` and, while it fails or stalls, replaces the copy through the recover.
     template <class T, class Read>
     kio::Poll<Next<T>> resumed(const kio::Waiter& waiter, Read&& read);
+    // The resume loop itself: `read` and, while it fails or stalls, the next copy.
+    template <class T, class Read>
+    kio::Poll<Next<T>> recovering(const kio::Waiter& waiter, Read&& read);
     // An error the resume loop hands out stays the answer of every later read.
     template <class T>
     kio::Poll<Next<T>> give_up(kio::Poll<Next<T>> result);
+    void give_up_with(Error error);
     // Bounded: a route that keeps offering copies that fail at once must not spin.
     static constexpr int max_adoptions = 8;
     // The verdict for a read about to park: nullopt to stay Pending.

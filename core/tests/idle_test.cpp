@@ -374,6 +374,29 @@ TEST_CASE("g11_a_route_that_ends_releases_a_waiting_read_with_its_error") {
     CHECK(answer.value().error() == Error::not_found);
 }
 
+TEST_CASE("an_end_an_ungated_read_hands_out_disarms_the_gate") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer failing{4};
+    Route route;
+    GroupConsumer consumer = failing.consume();
+    consumer.with_recover(route.recover(0));
+    failing.abort(Error::route_failed);
+    park_until_armed(consumer, waiter);  // waiting for a replacement
+    // The route's end is visible before its wake lands (it wakes after unlocking).
+    route.route.modify_quietly([](TestRouteState& state) {
+        ++state.generation;
+        state.end = Error::not_found;
+    });
+    auto finished = consumer.poll_finished(waiter);  // not gated: it walks and gives up
+    REQUIRE(finished.is_ready());
+    CHECK(finished.value().error() == Error::not_found);
+    auto again = consumer.poll_read_frame(waiter);  // the gated read must not answer Pending
+    REQUIRE(again.is_ready());
+    CHECK(again.value().error() == Error::not_found);
+    route.route.notify();
+}
+
 TEST_CASE("g11_an_error_a_recovering_read_hands_out_is_final") {
     WakeCounter task;
     const Waiter waiter{task.waker()};
