@@ -6,12 +6,19 @@
 #pragma once
 
 #include <mutex>
-#include <source_location>
 #include <string>
 
 #include "util/assert.hpp"
 
 namespace moq::kio {
+
+// Where in the code something happened. Filled from __builtin_FILE and __builtin_LINE as
+// default arguments (the caller's place), which GCC and clang both have, where clang 14
+// with this standard library has no std::source_location.
+struct CodePlace {
+    const char* file = "";
+    int line = 0;
+};
 
 #ifndef NDEBUG
 
@@ -19,7 +26,7 @@ namespace detail {
 
 struct HeldLocks {
     int count = 0;
-    std::source_location innermost;
+    CodePlace innermost;
 };
 inline thread_local HeldLocks held_locks;
 
@@ -27,10 +34,10 @@ inline thread_local HeldLocks held_locks;
 
 class CoreLock {
 public:
-    explicit CoreLock(std::mutex& mutex, std::source_location at = std::source_location::current())
+    explicit CoreLock(std::mutex& mutex, const char* file = __builtin_FILE(), int line = __builtin_LINE())
         : guard_(mutex), outer_(detail::held_locks.innermost) {
         ++detail::held_locks.count;
-        detail::held_locks.innermost = at;
+        detail::held_locks.innermost = CodePlace{file, line};
     }
     ~CoreLock() {
         --detail::held_locks.count;
@@ -41,7 +48,7 @@ public:
 
 private:
     std::lock_guard<std::mutex> guard_;
-    std::source_location outer_;
+    CodePlace outer_;
 };
 
 // How many core locks this thread holds now.
@@ -49,14 +56,14 @@ inline int core_locks_held() { return detail::held_locks.count; }
 
 // Stops the program (through the assertion handler) if this thread holds a core lock:
 // `what` happened at `at`, under the lock taken innermost.
-inline void assert_no_core_lock(const char* what, std::source_location at) {
+inline void assert_no_core_lock(const char* what, CodePlace at) {
     const detail::HeldLocks& held = detail::held_locks;
     if (held.count == 0) [[likely]]
         return;
-    util::assertion_failed(at.file_name(), static_cast<int>(at.line()),
+    util::assertion_failed(at.file, at.line,
                            std::string(what) + " while this thread holds " + std::to_string(held.count) +
-                               " core lock(s), the innermost taken at " + held.innermost.file_name() + ":" +
-                               std::to_string(held.innermost.line()));
+                               " core lock(s), the innermost taken at " + held.innermost.file + ":" +
+                               std::to_string(held.innermost.line));
 }
 
 #else
@@ -64,7 +71,7 @@ inline void assert_no_core_lock(const char* what, std::source_location at) {
 using CoreLock = std::lock_guard<std::mutex>;
 
 inline int core_locks_held() { return 0; }
-inline void assert_no_core_lock(const char*, std::source_location) {}
+inline void assert_no_core_lock(const char*, CodePlace) {}
 
 #endif
 

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <atomic>
-#include <source_location>
 #include <string>
 #include <string_view>
 
@@ -31,9 +30,9 @@ inline constexpr std::string_view wake_point_prefix = "wake.";
 [[nodiscard]] inline bool is_wake_point(std::string_view where) { return where.starts_with(wake_point_prefix); }
 
 // Another task may run here; never under a core lock (a build with assertions checks).
-inline void schedule_point(const char* where, std::source_location at = std::source_location::current()) {
+inline void schedule_point(const char* where, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     if (core_locks_held() != 0) [[unlikely]]
-        assert_no_core_lock(("schedule point '" + std::string(where) + "' reached").c_str(), at);
+        assert_no_core_lock(("schedule point '" + std::string(where) + "' reached").c_str(), CodePlace{file, line});
     if (SchedulePointHook hook = schedule_point_hook.load(std::memory_order_relaxed)) hook(where);
 }
 

@@ -2,7 +2,6 @@
 // run again. Executors make wakers; the core only copies, compares and wakes them.
 #pragma once
 
-#include <source_location>
 #include <utility>
 
 #include "kio/core_lock.hpp"
@@ -47,8 +46,8 @@ public:
 
     // Schedules the task, or runs its poll right away (an executor may). Safe from any
     // thread; never called under a core lock, which a build with assertions checks.
-    void wake(std::source_location from = std::source_location::current()) const {
-        assert_no_core_lock("a waker ran", from);
+    void wake(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+        assert_no_core_lock("a waker ran", CodePlace{file, line});
         if (vtable_) vtable_->wake(data_);
     }
 
