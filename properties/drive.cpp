@@ -5,10 +5,6 @@
 namespace moq::properties {
 
 rc::Gen<Drive> drive_generator() {
-    return rc::gen::weightedElement<Drive>({{4, Drive::woken}, {2, Drive::spurious}, {2, Drive::fresh}, {1, Drive::eager}});
-}
-
-rc::Gen<Drive> drive_generator_with_inline() {
     return rc::gen::weightedElement<Drive>(
         {{4, Drive::woken}, {2, Drive::spurious}, {2, Drive::fresh}, {1, Drive::eager}, {2, Drive::inlined}});
 }

@@ -19,12 +19,10 @@ namespace moq::properties {
 // the waking thread do), and the core's wake points may switch tasks.
 enum class Drive : std::uint8_t { woken, spurious, fresh, eager, inlined };
 
-// The first four modes (the group suite's driver tells its model after each operation).
+// Every mode. Under `inline` a wake may run the reader inside a driver's operation, so a
+// suite's driver tells its model of an operation before making it and knows when its
+// wakes are still under way.
 rc::Gen<Drive> drive_generator();
-// Every mode, `inline` too: for suites whose driver tells its model of an operation
-// before making it and knows when its wakes are still under way (a wake may run the
-// reader inside the operation). The gate, track and resume suites.
-rc::Gen<Drive> drive_generator_with_inline();
 std::string_view drive_name(Drive drive);
 
 // Executor options for a case: its seed and drive, the sweep's strategy.

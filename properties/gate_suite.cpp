@@ -270,7 +270,7 @@ struct Traits {
             return rc::gen::build<GateCase>(
                 rc::gen::set(&GateCase::steps, rc::gen::container<std::vector<Step>>(step)),
                 rc::gen::set(&GateCase::mode, rc::gen::element(Mode::idle, Mode::gated_one, Mode::gated_two)),
-                rc::gen::set(&GateCase::drive, drive_generator_with_inline()),
+                rc::gen::set(&GateCase::drive, drive_generator()),
                 rc::gen::set(&GateCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
         });
     }

@@ -686,7 +686,7 @@ struct Traits {
                                                               [](const rc::Maybe<Limits>& drawn) {
                                                                   return drawn ? std::optional<Limits>(*drawn) : std::nullopt;
                                                               })),
-                rc::gen::set(&GroupCase::drive, drive_generator_with_inline()),
+                rc::gen::set(&GroupCase::drive, drive_generator()),
                 rc::gen::set(&GroupCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
         });
     }

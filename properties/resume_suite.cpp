@@ -344,7 +344,7 @@ struct Traits {
             return rc::gen::build<ResumeCase>(
                 rc::gen::set(&ResumeCase::steps, rc::gen::container<std::vector<Step>>(step)),
                 rc::gen::set(&ResumeCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
-                rc::gen::set(&ResumeCase::drive, drive_generator_with_inline()),
+                rc::gen::set(&ResumeCase::drive, drive_generator()),
                 rc::gen::set(&ResumeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())),
                 rc::gen::set(&ResumeCase::knobs, knobs_generator()));
         });

@@ -377,7 +377,7 @@ struct Traits {
                 rc::gen::set(&TrackCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
                 rc::gen::set(&TrackCase::floor, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 2}, {1, 4}})),
                 rc::gen::set(&TrackCase::hold, rc::gen::element(false, true)),
-                rc::gen::set(&TrackCase::drive, drive_generator_with_inline()),
+                rc::gen::set(&TrackCase::drive, drive_generator()),
                 rc::gen::set(&TrackCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
         });
     }
