@@ -149,3 +149,40 @@ TEST_CASE("read_and_watch_registers_every_time") {
         CHECK(task.wakes() == round);
     }
 }
+
+TEST_CASE("a_closed_cell_refuses_changes_and_a_second_close") {
+    Producer<int> producer{0};
+    CHECK(producer.modify([](int& value) { value = 1; }));  // open: accepted
+    CHECK(producer.close());
+    CHECK_FALSE(producer.close());
+    CHECK_FALSE(producer.modify([](int& value) { value = 2; }));
+    CHECK_FALSE(producer.modify_quietly([](int& value) { value = 3; }));
+    CHECK(producer.read([](const int& value) { return value; }) == 1);
+}
+
+TEST_CASE("poll_closed_parks_until_the_cell_closes_and_then_answers_at_once") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Producer<int> producer{0};
+    CHECK(producer.poll_closed(waiter).is_pending());
+    producer.modify([](int& value) { value = 1; });
+    CHECK(task.wakes() == 0);  // a change is not a close
+    CHECK(producer.close());
+    CHECK(task.wakes() == 1);
+    CHECK(producer.poll_closed(waiter).is_ready());
+}
+
+TEST_CASE("a_producer_moved_onto_another_lets_go_of_the_cell_it_held") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Producer<int> held{0};
+    Consumer<int> reader = held.consume();
+    CHECK(reader.poll_closed(waiter).is_pending());
+    Producer<int> other{5};
+    held = std::move(other);  // the last producer of the first cell goes
+    CHECK(task.wakes() == 1);
+    CHECK(reader.poll_closed(waiter).is_ready());
+    auto& same = held;
+    held = std::move(same);  // onto itself: keeps its cell
+    CHECK(held.read([](const int& value) { return value; }) == 5);
+}

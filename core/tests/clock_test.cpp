@@ -107,3 +107,14 @@ TEST_CASE("a_deadline_after_a_far_duration_never_fires") {
     clock.advance_to(Instant{1000s});
     CHECK(task.wakes() == 0);
 }
+
+TEST_CASE("a_wake_asked_for_the_present_instant_comes_at_once") {
+    ManualClock clock;
+    WakeCounter task;
+    clock.advance_to(Instant{3s});
+    clock.wake_at(Instant{3s}, Waiter{task.waker()});  // due now: no timer, a wake at once
+    CHECK(task.wakes() == 1);
+    CHECK_FALSE(clock.next_deadline().has_value());
+    clock.wake_at(Instant{1s}, Waiter{task.waker()});  // already past
+    CHECK(task.wakes() == 2);
+}

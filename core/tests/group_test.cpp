@@ -275,10 +275,15 @@ TEST_CASE("read_object_hands_out_the_index_and_the_encoded_payload") {
 }
 
 TEST_CASE("the_run_length_codec_round_trips") {
-    for (const std::string& plain : {std::string(), std::string("a"), std::string(600, 'z') + "q", std::string("abcabc")}) {
+    // A run of zero bytes at the end must not take in the terminator past the string.
+    for (const std::string& plain : {std::string(), std::string("a"), std::string(600, 'z') + "q", std::string("abcabc"),
+                                     std::string(3, '\0')}) {
         const std::string packed = moq::model::compress(Codec::run_length, plain);
         CHECK(moq::model::decompress(Codec::run_length, packed) == plain);
     }
+    // A run is at most 255 bytes, the most its length byte holds: 600 bytes take three runs.
+    CHECK(moq::model::compress(Codec::run_length, std::string(600, 'z')).size() == 6);
+    CHECK(moq::model::compress(Codec::run_length, std::string(255, 'z')).size() == 2);
     CHECK_FALSE(moq::model::decompress(Codec::run_length, std::string("\0a", 2)).has_value());
     CHECK_FALSE(moq::model::decompress(Codec::run_length, "abc").has_value());
 }
