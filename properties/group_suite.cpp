@@ -295,10 +295,7 @@ private:
         if (dropped_) replica.reset();  // its producer went with the others'
         copies_.push_back(std::move(replica));
         static_cast<void>(route_model_.serve());
-        route_.modify([&](test::TestRouteState& state) {
-            ++state.generation;
-            state.serving = cell;
-        });
+        route_.modify([&](test::TestRouteState& state) { state.serve(cell); });
     }
 
     // The copy the route serves fails on its own; the first copy never does.
@@ -311,10 +308,7 @@ private:
     void end_route(model::Error error) {
         if (route_model_.ended()) return;
         route_model_.end(error);
-        route_.modify([&](test::TestRouteState& state) {
-            ++state.generation;
-            state.end = error;
-        });
+        route_.modify([&](test::TestRouteState& state) { state.end_with(error); });
     }
 
     // The reader's preferences change its budget; it counts once a recover reads it.

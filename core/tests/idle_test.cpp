@@ -74,10 +74,7 @@ struct Route {
         return std::make_unique<TestRecover>(route.consume(), preferences.consume(), generation);
     }
     void serve(std::shared_ptr<GroupProducer> copy) {
-        route.modify([&](TestRouteState& state) {
-            ++state.generation;
-            state.serving = copy->consume().cell();
-        });
+        route.modify([&](TestRouteState& state) { state.serve(copy->consume().cell()); });
     }
 };
 
@@ -263,10 +260,7 @@ TEST_CASE("an_adopted_replacement_disarms_the_gate") {
     consumer.with_recover(route.recover(0));
     park_until_armed(consumer, waiter);
     // The route's write is visible before its wake lands (it wakes after unlocking).
-    route.route.modify_quietly([&](TestRouteState& state) {
-        ++state.generation;
-        state.serving = replacement->consume().cell();
-    });
+    route.route.modify_quietly([&](TestRouteState& state) { state.serve(replacement->consume().cell()); });
     CHECK(consumer.poll_finished(waiter).is_pending());  // adopts the new copy, which is not finished
     CHECK(frame_of(consumer.poll_read_frame(waiter)) == "from the new copy");
     route.route.notify();
@@ -364,10 +358,7 @@ TEST_CASE("g11_a_route_that_ends_releases_a_waiting_read_with_its_error") {
     consumer.with_recover(route.recover(0));
     failing.abort(Error::route_failed);
     CHECK(consumer.poll_read_frame(waiter).is_pending());  // waiting for a replacement
-    route.route.modify([](TestRouteState& state) {
-        ++state.generation;
-        state.end = Error::not_found;
-    });
+    route.route.modify([](TestRouteState& state) { state.end_with(Error::not_found); });
     CHECK(task.wakes() == 1);
     auto answer = consumer.poll_read_frame(waiter);
     REQUIRE(answer.is_ready());
@@ -384,10 +375,7 @@ TEST_CASE("an_end_an_ungated_read_hands_out_disarms_the_gate") {
     failing.abort(Error::route_failed);
     park_until_armed(consumer, waiter);  // waiting for a replacement
     // The route's end is visible before its wake lands (it wakes after unlocking).
-    route.route.modify_quietly([](TestRouteState& state) {
-        ++state.generation;
-        state.end = Error::not_found;
-    });
+    route.route.modify_quietly([](TestRouteState& state) { state.end_with(Error::not_found); });
     auto finished = consumer.poll_finished(waiter);  // not gated: it walks and gives up
     REQUIRE(finished.is_ready());
     CHECK(finished.value().error() == Error::not_found);

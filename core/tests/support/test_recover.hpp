@@ -18,6 +18,16 @@ struct TestRouteState {
     std::uint64_t generation = 0;                // moves with every copy served and with the end
     std::optional<model::GroupCell> serving;     // the copy the route serves, if any
     std::optional<model::Error> end;             // the route ended: no copy will come
+
+    // The two changes a route makes, each a new generation.
+    void serve(model::GroupCell copy) {
+        ++generation;
+        serving = std::move(copy);
+    }
+    void end_with(model::Error error) {
+        ++generation;
+        end = error;
+    }
 };
 
 struct TestPreferences {
