@@ -36,7 +36,7 @@ bool ResumeModel::land(int copy, std::uint64_t sequence, kio::Instant now) {
     Track& track = tracks_[copy];
     if (track.killed_at || track.landed.contains(sequence)) return false;
     if (track.final_sequence && sequence >= *track.final_sequence) return false;
-    track.landed[sequence] = ++operations_;
+    track.landed[sequence] = next_operation();
     return true;
 }
 
@@ -44,37 +44,37 @@ bool ResumeModel::finish(int copy, kio::Instant now) {
     last_event_ = now;
     Track& track = tracks_[copy];
     if (track.killed_at || track.finished_at) return false;
-    track.finished_at = ++operations_;
+    track.finished_at = next_operation();
     track.final_sequence = track.landed.empty() ? 0 : track.landed.rbegin()->first + 1;
     return true;
 }
 
 void ResumeModel::kill(int copy, kio::Instant now) {
     last_event_ = now;
-    if (!tracks_[copy].killed_at) tracks_[copy].killed_at = ++operations_;
+    if (!tracks_[copy].killed_at) tracks_[copy].killed_at = next_operation();
 }
 
 bool ResumeModel::abort_group(int copy, std::uint64_t sequence, kio::Instant now) {
     last_event_ = now;
     Track& track = tracks_[copy];
     if (!track.landed.contains(sequence)) return false;
-    if (!track.aborted.contains(sequence)) track.aborted[sequence] = ++operations_;
+    if (!track.aborted.contains(sequence)) track.aborted[sequence] = next_operation();
     return true;
 }
 
 void ResumeModel::serve(int copy, kio::Instant now) {
     last_event_ = now;
-    generations_.push_back(Generation{copy, ++operations_});
+    generations_.push_back(Generation{copy, next_operation()});
 }
 
 void ResumeModel::park(kio::Instant now) {
     last_event_ = now;
-    generations_.push_back(Generation{std::nullopt, ++operations_});
+    generations_.push_back(Generation{std::nullopt, next_operation()});
 }
 
 void ResumeModel::end(std::optional<model::Error> error, kio::Instant now) {
     last_event_ = now;
-    ++operations_;
+    next_operation();
     if (!end_) {
         end_ = error;
         end_at_ = operations_;
@@ -226,8 +226,7 @@ std::vector<std::uint64_t> ResumeModel::owed(const Belief& belief, std::size_t a
 }
 
 bool ResumeModel::may_land(const HeldCopy& copy, std::size_t at, std::optional<std::uint64_t> below) const {
-    // Chosen by the caller: the lowest `until` the window allows (may an end come?) or the
-    // highest (may the reader wait?), passed in through `copy`.
+    // The caller fixes `until` (see copy_retained): the highest value it allows.
     if (!copy.replaced || !copy.until_high || killed(copy.copy, at)) return false;
     std::uint64_t upper = *copy.until_high;
     if (range_end_) {
@@ -269,10 +268,9 @@ bool ResumeModel::replaced_done(const HeldCopy& copy, std::size_t at) const {
 }
 
 bool ResumeModel::retained(const Belief& belief, std::size_t at, kio::Instant now,
-                           std::optional<std::uint64_t> below) const {
-    return std::any_of(belief.copies.begin(), belief.copies.end(), [&](const HeldCopy& copy) {
-        return copy.replaced && now < copy.grace_deadline && may_land(copy, at, below) && !replaced_done(copy, at);
-    });
+                           std::optional<std::uint64_t> below, Until which) const {
+    return std::any_of(belief.copies.begin(), belief.copies.end(),
+                       [&](const HeldCopy& copy) { return copy_retained(copy, at, now, below, which); });
 }
 
 bool ResumeModel::range_exhausted() const {
@@ -318,10 +316,8 @@ std::vector<std::optional<model::Error>> ResumeModel::ends(const Belief& belief,
     std::vector<std::optional<model::Error>> allowed;
     if (range_exhausted()) allowed.emplace_back(std::nullopt);  // R10
     if (!owed(belief, at).empty()) return allowed;
-    // R8: the lowest `until` the window allows decides whether a replaced copy holds it.
-    Belief narrow = belief;
-    for (HeldCopy& copy : narrow.copies) copy.until_high = copy.until_low;
-    if (retained(narrow, retained_at, now, std::nullopt)) return allowed;
+    // R8: a replaced copy holds the end back if it is retained whatever its `until`.
+    if (retained(belief, retained_at, now, std::nullopt, Until::every)) return allowed;
     if (route.end && *route.end) allowed.emplace_back(**route.end);  // R13
     const bool concluded = route.end.has_value();
     std::optional<model::Error> error;
@@ -338,11 +334,34 @@ std::vector<std::optional<model::Error>> ResumeModel::ends(const Belief& belief,
 
 // ---- answers ----
 
-void ResumeModel::poll_begun() { window_from_ = now_at(); }
+void ResumeModel::poll_begun() {
+    // A poll that begins inside an operation (a wake it sent ran the reader) may read an
+    // input whose wake has not reached it yet as it was before that operation (I1).
+    window_from_ = under_way_ ? now_at() - 1 : now_at();
+}
 
-bool ResumeModel::copy_retained(const HeldCopy& copy, std::size_t at, kio::Instant now) const {
-    return copy.replaced && now < copy.grace_deadline && may_land(copy, at, std::nullopt) &&
-           !replaced_done(copy, at);
+std::size_t ResumeModel::next_operation() {
+    under_way_ = true;
+    return ++operations_;
+}
+
+bool ResumeModel::copy_retained(const HeldCopy& copy, std::size_t at, kio::Instant now,
+                                std::optional<std::uint64_t> below, Until which) const {
+    if (!copy.replaced || now >= copy.grace_deadline) return false;
+    // The sequences looked at move with `until`, so a higher `until` may miss nothing
+    // where a lower one misses a group: each value the adopting poll allows is tried.
+    const auto retained_with = [&](std::optional<std::uint64_t> until) {
+        HeldCopy fixed = copy;
+        fixed.until_low = fixed.until_high = until;
+        return may_land(fixed, at, below) && !replaced_done(fixed, at);
+    };
+    std::vector<std::optional<std::uint64_t>> values;
+    if (!copy.until_low) values.emplace_back(std::nullopt);  // the copy had nothing then
+    if (copy.until_high)
+        for (std::uint64_t until = copy.until_low.value_or(0); until <= *copy.until_high; ++until)
+            values.emplace_back(until);
+    if (which == Until::some) return std::any_of(values.begin(), values.end(), retained_with);
+    return std::all_of(values.begin(), values.end(), retained_with);
 }
 
 std::vector<ResumeModel::Belief> ResumeModel::let_go(const Belief& belief, kio::Instant now) const {
@@ -351,12 +370,10 @@ std::vector<ResumeModel::Belief> ResumeModel::let_go(const Belief& belief, kio::
     std::vector<Belief> out{Belief{belief.generation, {}}};
     for (const HeldCopy& copy : belief.copies) {
         bool may_keep = !copy.replaced, may_drop = false;
-        HeldCopy narrow = copy;
-        narrow.until_high = copy.until_low;
         for (std::size_t at = window_from_; copy.replaced && at <= now_at(); ++at) {
-            may_keep = may_keep || copy_retained(copy, at, now);
+            may_keep = may_keep || copy_retained(copy, at, now, std::nullopt, Until::some);
             const Dropped dropped(*this, true);
-            may_drop = may_drop || !copy_retained(narrow, at, now);
+            may_drop = may_drop || !copy_retained(copy, at, now, std::nullopt, Until::every);
         }
         const std::size_t count = out.size();
         for (std::size_t index = 0; index < count; ++index) {
@@ -434,11 +451,29 @@ std::vector<ResumeModel::Belief> ResumeModel::suppliers(const Belief& belief, in
 
 std::optional<std::string> ResumeModel::answered_group(std::uint64_t sequence, const std::vector<std::string>& frames,
                                                        kio::Instant now, std::optional<int> landing) {
-    const std::string what = "group " + std::to_string(sequence);
-    if (stopped_) return "R10: " + what + " handed out after the reader ended";
     std::optional<std::string> reason;
     const std::vector<int> copies = supplier_copies(sequence, frames, landing, reason);
     if (copies.empty()) return reason;
+    return taken(sequence, copies, frames.size(), now, std::move(reason));
+}
+
+std::optional<std::string> ResumeModel::answered_unread_group(std::uint64_t sequence, kio::Instant now,
+                                                              std::optional<int> landing) {
+    // Its frames come later (group_frame): any copy that has it, or is landing it, may be
+    // the one it came from.
+    std::vector<int> copies;
+    for (int copy = 0; copy < copy_count; ++copy)
+        if (has(copy, sequence, now_at()) || landing == copy) copies.push_back(copy);
+    if (copies.empty()) return "R2: group " + std::to_string(sequence) + " handed out, but no copy ever had it";
+    auto judged = taken(sequence, copies, 0, now, std::nullopt);
+    if (auto read = group_reads_.find(sequence); read != group_reads_.end()) read->second.polled = false;
+    return judged;
+}
+
+std::optional<std::string> ResumeModel::taken(std::uint64_t sequence, const std::vector<int>& copies,
+                                              std::size_t frames, kio::Instant now, std::optional<std::string> reason) {
+    const std::string what = "group " + std::to_string(sequence);
+    if (stopped_) return "R10: " + what + " handed out after the reader ended";
     std::vector<Belief> kept;
     for (const Belief& belief : window_beliefs(now)) {
         // R9: a sequence walk hands out the lowest group the serving copy had when it looked.
@@ -458,6 +493,7 @@ std::optional<std::string> ResumeModel::answered_group(std::uint64_t sequence, c
     if (kept.empty()) return reason;
     note_held(kept);
     keep(std::move(kept));
+    group_reads_.insert_or_assign(sequence, GroupRead{now_at(), copies, frames});
     if (walk_ == model::Walk::arrival) {
         // R5: the lowest remembered is forgotten, and with it everything below it.
         delivered_.insert(sequence);
@@ -531,6 +567,10 @@ std::optional<std::string> ResumeModel::answered_end(std::optional<model::Error>
 }
 
 std::optional<std::string> ResumeModel::quiescent(kio::Instant now) const {
+    // The reads of handed-out groups go on after the reader ended.
+    for (const auto& [sequence, read] : group_reads_)
+        if (read.polled)
+            if (auto missed = group_read_parked(sequence)) return missed;
     // A missed wake only if both readings of the held bound (R12) say so.
     std::optional<std::string> reason = quiescent_reading(now, false);
     if (reason && !quiescent_reading(now, true)) return std::nullopt;

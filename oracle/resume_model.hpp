@@ -49,6 +49,8 @@ public:
     void park(kio::Instant now);
     void end(std::optional<model::Error> error, kio::Instant now);
     void touch(kio::Instant now);  // time moved or the preferences changed
+    // The real operation told last has returned: every wake it sent has been delivered.
+    void operation_done() { under_way_ = false; }
 
     // The reader's own changes, made by its task before a poll.
     void range_set(std::uint64_t start, std::optional<std::uint64_t> end);
@@ -64,11 +66,22 @@ public:
     // (its read may have stalled and continued from the serving copy, R6, R14).
     std::optional<std::string> answered_group(std::uint64_t sequence, const std::vector<std::string>& frames,
                                               kio::Instant now, std::optional<int> landing = std::nullopt);
+    // A group handed out and handed on unread: its frames come through `group_frame`.
+    std::optional<std::string> answered_unread_group(std::uint64_t sequence, kio::Instant now,
+                                                     std::optional<int> landing = std::nullopt);
     std::optional<std::string> answered_end(std::optional<model::Error> error, kio::Instant now);
+    // R6/R14: the rest of a handed-out group's read, after `answered_group` told its take
+    // and the frames read then; it may go on in another task, parking, through the group's
+    // recover. Each further frame, then its ending (a clean end or an error).
+    // The read is polled from now on (until then a read at quiescence is not judged).
+    void group_read_begins(std::uint64_t sequence);
+    std::optional<std::string> group_frame(std::uint64_t sequence, const std::string& frame);
+    std::optional<std::string> group_ended(std::uint64_t sequence, std::optional<model::Error> error);
     // With no task runnable and no deadline pending, the reader parked.
     [[nodiscard]] std::optional<std::string> quiescent(kio::Instant now) const;
 
     [[nodiscard]] std::size_t belief_count() const { return beliefs_.size(); }
+    [[nodiscard]] std::size_t open_group_reads() const { return group_reads_.size(); }
 
 private:
     // A copy of the track as the driver made it; `at` values are operation indexes.
@@ -108,6 +121,7 @@ private:
     };
 
     [[nodiscard]] std::size_t now_at() const { return operations_; }
+    std::size_t next_operation();
     [[nodiscard]] bool has(int copy, std::uint64_t sequence, std::size_t at) const;
     [[nodiscard]] bool finished(int copy, std::size_t at) const;
     // R17: the copy's group was aborted by operation `at`.
@@ -147,14 +161,20 @@ private:
     // R7: groups of the serving copy the reader owes at operation `at`.
     [[nodiscard]] std::vector<std::uint64_t> owed(const Belief& belief, std::size_t at,
                                                   std::optional<std::size_t> aborted_by = std::nullopt) const;
+    // Which values of a copy's `until` (between the bounds the adopting poll allows) a
+    // judgement must hold for: some (may the reader wait?) or every (must it?).
+    enum class Until : std::uint8_t { some, every };
     // R8: a replaced copy within its grace may still land a group the read needs.
+    // `copy`'s `until` fixed at its upper bound.
     [[nodiscard]] bool may_land(const HeldCopy& copy, std::size_t at, std::optional<std::uint64_t> below) const;
     // R8: a replaced copy whose track finished, once its cursor went past all it had, or failed.
     [[nodiscard]] bool replaced_done(const HeldCopy& copy, std::size_t at) const;
-    [[nodiscard]] bool copy_retained(const HeldCopy& copy, std::size_t at, kio::Instant now) const;
+    // R8: retained for some, or every, `until` the adopting poll allows.
+    [[nodiscard]] bool copy_retained(const HeldCopy& copy, std::size_t at, kio::Instant now,
+                                     std::optional<std::uint64_t> below, Until which) const;
     [[nodiscard]] std::vector<Belief> let_go(const Belief& belief, kio::Instant now) const;
     [[nodiscard]] bool retained(const Belief& belief, std::size_t at, kio::Instant now,
-                                std::optional<std::uint64_t> below) const;
+                                std::optional<std::uint64_t> below, Until which = Until::some) const;
     [[nodiscard]] bool range_exhausted() const;
     // R12: groups an arrival walk may hold past the range's end, and whether one still counts.
     void note_held(const std::vector<Belief>& beliefs);
@@ -188,10 +208,27 @@ private:
     // quiescent under one reading of the held bound (R12).
     [[nodiscard]] std::optional<std::string> quiescent_reading(kio::Instant now, bool dropped) const;
 
+    // A take judged with the copies that may have supplied it and the frames read then.
+    std::optional<std::string> taken(std::uint64_t sequence, const std::vector<int>& copies, std::size_t frames,
+                                     kio::Instant now, std::optional<std::string> reason);
+    // A handed-out group whose read has not ended (R6, R14).
+    struct GroupRead {
+        std::size_t taken_at = 0;        // the operation index of its take
+        std::vector<int> suppliers;      // the copies that may have supplied it
+        std::size_t frames = 0;          // frames read so far
+        bool polled = true;              // false while handed on and not yet read
+    };
+    // Whether `copy` may hand frames to the read of `read`: a supplier, or a copy the
+    // route served at or after its take (its recover follows the route).
+    [[nodiscard]] bool may_continue_from(const GroupRead& read, int copy) const;
+    // Why a group read parked now has missed a wake, if it has (R14).
+    [[nodiscard]] std::optional<std::string> group_read_parked(std::uint64_t sequence) const;
+
     model::Walk walk_;
     kio::Duration grace_;
     std::uint64_t delivered_window_;
     std::size_t operations_ = 0;
+    bool under_way_ = false;  // the last operation told has not returned yet
     std::array<Track, copy_count> tracks_;
     std::vector<Generation> generations_{Generation{}};  // generation 0: nothing served yet
     std::optional<std::optional<model::Error>> end_;
@@ -208,6 +245,8 @@ private:
     std::set<std::pair<int, std::uint64_t>> maybe_held_;  // (copy, sequence)
     mutable bool dropped_reading_ = false;  // see Dropped
     bool stopped_ = false;
+    std::map<std::uint64_t, GroupRead> group_reads_;
+    std::map<std::uint64_t, std::optional<model::Error>> group_endings_;  // the reads that ended
 
     std::vector<Belief> beliefs_{Belief{}};
     std::size_t window_from_ = 0;

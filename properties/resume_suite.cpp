@@ -29,16 +29,17 @@ namespace {
 using namespace std::chrono_literals;
 
 enum class Op : std::uint8_t {
-    land, finish, kill, serve, park, end_clean, end_error, set_range, update, advance, skip, poke, drop
+    land, finish, kill, serve, park, end_clean, end_error, set_range, update, advance, skip, poke, drop, read_on, drop_taken
 };
-constexpr std::array<const char*, 13> op_names{"land",   "finish",  "kill", "serve", "park",
+constexpr std::array<const char*, 15> op_names{"land",   "finish",  "kill", "serve", "park",
                                                "end_clean", "end_error", "range", "update", "advance",
-                                               "skip",   "poke",    "drop"};
+                                               "skip",   "poke",    "drop", "read_on", "drop_taken"};
 
 struct Step {
     Op op = Op::land;
     std::uint8_t copy = 0;      // 0..2: A, B, C
-    std::uint8_t sequence = 0;  // land, drop: the group; range: the start; skip: the floor
+    std::uint8_t sequence = 0;  // land, drop: the group; range: the start; skip: the floor;
+                                // drop_taken: which of the groups taken and not yet read
     std::uint8_t extra = 0;     // range: the end (0: none); advance: tenths of a second
 };
 
@@ -49,6 +50,9 @@ struct Knobs {
     std::uint16_t delivered_window = 1024;
     // How long a replaced copy is kept, in tenths of a second (ResumeOptions::grace).
     std::uint8_t grace_tenths = 10;
+    // Every taken group goes to the follower task unread, so a copy failing or a route
+    // change between the take and the read is followed by the group's recover (R14).
+    bool hand_off_unread = false;
     friend bool operator==(const Knobs&, const Knobs&) = default;
     [[nodiscard]] kio::Duration grace() const { return grace_tenths * 100ms; }
 };
@@ -84,6 +88,12 @@ struct World {
     kio::Producer<model::Preferences> preferences;
     oracle::ResumeModel oracle;
     Mailbox<Command> mailbox;
+    // Taken groups whose read the reader left Pending, for the follower task.
+    Mailbox<std::uint64_t> handoffs;
+    std::map<std::uint64_t, model::GroupConsumer> handed;
+    // The driver's `read_on`: the follower starts reading the groups handed on unread.
+    Mailbox<Command> read_on;
+    std::vector<std::uint64_t> taken_unread;  // handed on unread since the last read_on
     // A land under way: its group is in its copy before its frame is written.
     struct Landing {
         int copy = 0;
@@ -217,6 +227,22 @@ struct Poke : Always {
 struct Drop : Always {
     static void run(World& world, const Step& step, sim::Task& task) { drop(world, step, task.clock().now()); }
 };
+struct ReadOn : Always {
+    static void run(World& world, const Step&, sim::Task&) {
+        world.taken_unread.clear();
+        world.read_on.post(Command{});
+    }
+};
+// Aborts, in one copy, a group the reader took and the follower has not read yet: the
+// group's recover must then continue it from the route (R14).
+struct DropTaken {
+    static bool applies(const World& world, const Step&) { return !world.taken_unread.empty(); }
+    static void run(World& world, const Step& step, sim::Task& task) {
+        Step dropping = step;
+        dropping.sequence = static_cast<std::uint8_t>(world.taken_unread[step.sequence % world.taken_unread.size()]);
+        drop(world, dropping, task.clock().now());
+    }
+};
 
 // Indexed by Op, the stored step's name index.
 struct CommandEntry {
@@ -226,13 +252,14 @@ struct CommandEntry {
 template <class... Commands>
 constexpr std::array<CommandEntry, sizeof...(Commands)> command_table{CommandEntry{&Commands::applies, &Commands::run}...};
 constexpr auto commands = command_table<Land, Finish, Kill, Serve, Park, EndClean, EndError, SetRange, Update,
-                                        Advance, Skip, Poke, Drop>;
+                                        Advance, Skip, Poke, Drop, ReadOn, DropTaken>;
 static_assert(commands.size() == op_names.size());
 
 // One driver operation, on the model and on the real system.
 void apply(World& world, const Step& step, sim::Task& task) {
     const CommandEntry& command = commands[static_cast<std::size_t>(step.op)];
     if (command.applies(world, step)) command.run(world, step, task);
+    world.oracle.operation_done();
 }
 
 // The reader's own changes, as the task that owns the reader makes them.
@@ -248,21 +275,96 @@ void apply_commands(World& world, model::ResumeReader& reader, const kio::Waiter
     }
 }
 
-// Every frame of a taken group that is there now, through its recover. A group aborted
-// since (drop) may end early or stall on its recover: the read stops at the first Pending,
-// unless the group is still being landed (taken at a wake inside its land): then its
-// frame and end follow before the land returns.
-std::vector<std::string> read_frames(World& world, model::GroupConsumer& group, sim::Task& task) {
+// A taken group's read as far as the reader task goes: the frames there now, and its
+// ending if it came (none: the read is Pending and goes on in the follower task).
+struct TakenRead {
     std::vector<std::string> frames;
+    std::optional<std::optional<model::Error>> ending;
+};
+
+using FrameAnswer = model::Next<model::Bytes>;
+
+std::optional<model::Error> ending_of(const FrameAnswer& answer) {
+    return answer.is_end() ? std::nullopt : std::optional(answer.error());
+}
+
+// The frames of a taken group that are there now, through its recover, without parking.
+TakenRead read_taken(model::GroupConsumer& group, sim::Task& task) {
+    TakenRead read;
     for (;;) {
         auto frame = task.wait([&](const kio::Waiter& waiter) {
             auto polled = group.poll_read_frame(waiter);
-            using Read = std::optional<std::decay_t<decltype(polled.value())>>;
-            if (polled.is_pending() && world.landing && !group.aborted()) return kio::Poll<Read>::pending();
+            using Read = std::optional<FrameAnswer>;
             return kio::Poll<Read>(polled.is_pending() ? Read() : Read(std::move(polled.value())));
         });
-        if (!frame || !frame->is_item()) return frames;
-        frames.push_back(*frame->item());
+        if (!frame) return read;
+        if (!frame->is_item()) {
+            read.ending = ending_of(*frame);
+            return read;
+        }
+        read.frames.push_back(*frame->item());
+    }
+}
+
+// An ended read polled once more must answer the same (G11): the model compares.
+void check_final(World& world, std::uint64_t sequence, model::GroupConsumer& group, const kio::Waiter& waiter) {
+    auto again = group.poll_read_frame(waiter);
+    if (again.is_pending() || again.value().is_item())
+        world.fail("G11: group " + std::to_string(sequence) + "'s read went on after it ended");
+    else
+        world.fail(world.oracle.group_ended(sequence, ending_of(again.value())));
+}
+
+void hand_off(World& world, std::uint64_t sequence, model::GroupConsumer& group) {
+    world.handed.insert_or_assign(sequence, std::move(group));
+    world.handoffs.post(sequence);
+}
+
+// Moves a handed group into the follower's reads, telling the model it is read from now.
+void begin_reading(World& world, std::map<std::uint64_t, model::GroupConsumer>& reading, std::uint64_t sequence,
+                   model::GroupConsumer group) {
+    world.oracle.group_read_begins(sequence);
+    reading.insert_or_assign(sequence, std::move(group));
+}
+
+// The follower task: reads on every taken group handed to it, parking until a frame, an
+// end or an error; a group whose copy failed follows the route through its recover.
+// Another task than the reader's, so each read's first poll walks (G12). Groups handed
+// on unread wait for the driver's `read_on`, so copies fail and routes change between
+// a take and its read.
+void follow(World& world, sim::Task& task) {
+    std::map<std::uint64_t, model::GroupConsumer> waiting, reading;
+    for (;;) {
+        task.wait([&](const kio::Waiter& waiter) -> kio::Poll<std::monostate> {
+            for (const std::uint64_t sequence : world.handoffs.collect(waiter)) {
+                auto handed = world.handed.extract(sequence);
+                if (world.knobs.hand_off_unread)
+                    waiting.insert_or_assign(sequence, std::move(handed.mapped()));
+                else
+                    begin_reading(world, reading, sequence, std::move(handed.mapped()));
+            }
+            if (!world.read_on.collect(waiter).empty()) {
+                for (auto& [sequence, group] : waiting) begin_reading(world, reading, sequence, std::move(group));
+                waiting.clear();
+            }
+            bool answered = false;
+            for (auto it = reading.begin(); it != reading.end();) {
+                auto polled = it->second.poll_read_frame(waiter);
+                if (polled.is_pending()) {
+                    ++it;
+                    continue;
+                }
+                answered = true;
+                if (polled.value().is_item()) {
+                    world.fail(world.oracle.group_frame(it->first, *polled.value().item()));
+                    continue;  // read on
+                }
+                world.fail(world.oracle.group_ended(it->first, ending_of(polled.value())));
+                check_final(world, it->first, it->second, waiter);
+                it = reading.erase(it);
+            }
+            return answered ? kio::Poll<std::monostate>(std::monostate{}) : kio::Poll<std::monostate>::pending();
+        });
     }
 }
 
@@ -295,8 +397,23 @@ void read(World& world, sim::Task& task) {
             // from the serving copy (R14).
             std::optional<int> landing;
             if (world.landing && world.landing->sequence == sequence) landing = world.landing->copy;
-            const std::vector<std::string> frames = read_frames(world, answer.item(), task);
-            world.fail(world.oracle.answered_group(sequence, frames, now, landing));
+            if (world.knobs.hand_off_unread) {
+                world.fail(world.oracle.answered_unread_group(sequence, now, landing));
+                world.taken_unread.push_back(sequence);
+                hand_off(world, sequence, answer.item());
+                continue;
+            }
+            TakenRead read = read_taken(answer.item(), task);
+            world.fail(world.oracle.answered_group(sequence, read.frames, now, landing));
+            if (read.ending) {
+                world.fail(world.oracle.group_ended(sequence, *read.ending));
+                task.wait([&](const kio::Waiter& waiter) {
+                    check_final(world, sequence, answer.item(), waiter);
+                    return kio::Poll<std::monostate>(std::monostate{});
+                });
+            } else {
+                hand_off(world, sequence, answer.item());
+            }
             continue;
         }
         world.stopped = true;
@@ -334,7 +451,9 @@ struct Traits {
              {6, Op::advance},
              {2, Op::skip},
              {3, Op::poke},
-             {3, Op::drop}},
+             {3, Op::drop},
+             {3, Op::read_on},
+             {3, Op::drop_taken}},
             mix, [](const rc::Gen<Op>& kind) {
             const auto step = rc::gen::build<Step>(
                 rc::gen::set(&Step::op, kind),
@@ -358,7 +477,8 @@ struct Traits {
                          rc::gen::weightedElement<std::uint16_t>(
                              {{6, 1024}, {1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 6}, {1, 8}})),
             rc::gen::set(&Knobs::grace_tenths,
-                         rc::gen::weightedElement<std::uint8_t>({{4, 10}, {1, 1}, {1, 3}, {1, 5}, {1, 20}})));
+                         rc::gen::weightedElement<std::uint8_t>({{4, 10}, {1, 1}, {1, 3}, {1, 5}, {1, 20}})),
+            rc::gen::set(&Knobs::hand_off_unread, rc::gen::weightedElement<bool>({{3, false}, {1, true}})));
     }
 
     static CaseOutcome run(const ResumeCase& value, const RunSettings& settings) {
@@ -371,10 +491,12 @@ struct Traits {
             }
         });
         const std::uint32_t reader_task = executor.spawn("reader", [&](sim::Task& task) { read(world, task); });
+        executor.spawn("follower", [&](sim::Task& task) { follow(world, task); });
         executor.on_quiescence([&]() -> std::optional<std::string> {
-            if (world.stopped) return std::nullopt;
             if (!world.violation.empty()) return world.violation;  // the first violation, not its consequence
+            if (world.handoffs.unread() != 0) return "R14: missed wake: the follower never read a group handed to it";
             if (auto missed = world.oracle.quiescent(executor.clock().now())) return missed;
+            if (world.stopped) return std::nullopt;
             if (world.mailbox.unread() != 0) return "R15: missed wake: the reader never read its own posted changes";
             return std::nullopt;
         });
@@ -396,6 +518,7 @@ struct Traits {
         if (value.knobs.delivered_window != defaults.delivered_window)
             json["delivered_window"] = value.knobs.delivered_window;
         if (value.knobs.grace_tenths != defaults.grace_tenths) json["grace_tenths"] = value.knobs.grace_tenths;
+        if (value.knobs.hand_off_unread) json["hand_off_unread"] = true;
         return json;
     }
 
@@ -412,6 +535,10 @@ struct Traits {
         if (json.contains("grace_tenths")) {
             value.knobs.grace_tenths = require_small(json["grace_tenths"], 255, "grace_tenths");
             if (value.knobs.grace_tenths == 0) throw std::invalid_argument("'grace_tenths' must be at least 1");
+        }
+        if (json.contains("hand_off_unread")) {
+            if (!json["hand_off_unread"].is_boolean()) throw std::invalid_argument("'hand_off_unread' must be true or false");
+            value.knobs.hand_off_unread = json["hand_off_unread"].get<bool>();
         }
         const std::string walk = require_string(json, "walk");
         if (walk == "arrival") {
@@ -444,11 +571,12 @@ struct Traits {
         if (value.knobs.delivered_window != defaults.delivered_window)
             out << ", delivered window " << value.knobs.delivered_window;
         if (value.knobs.grace_tenths != defaults.grace_tenths) out << ", grace " << value.knobs.grace_tenths * 100 << "ms";
+        if (value.knobs.hand_off_unread) out << ", taken groups read by the follower";
         out << ", seed " << value.seed << ":";
         for (const Step& step : value.steps) {
             out << " " << op_names[static_cast<std::size_t>(step.op)];
             if (step.op == Op::land || step.op == Op::finish || step.op == Op::kill || step.op == Op::serve ||
-                step.op == Op::drop)
+                step.op == Op::drop || step.op == Op::drop_taken)
                 out << "(" << static_cast<char>('A' + step.copy)
                     << (step.op == Op::land || step.op == Op::drop ? "," + std::to_string(step.sequence) : std::string()) << ")";
             if (step.op == Op::set_range)

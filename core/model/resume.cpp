@@ -167,7 +167,7 @@ const Peek* ResumeReader::offer_held(Walk walk) {
         }
         if (range_end_ && held->first >= *range_end_) break;
         peeked_.emplace(Peeked{walk, held->second.generation, held->second.peek, true});
-        held_.erase(held);
+        held_.erase(held->first);  // the other copies' alternatives of it with it
         return &peeked_->peek;
     }
     return nullptr;
@@ -176,8 +176,10 @@ const Peek* ResumeReader::offer_held(Walk walk) {
 void ResumeReader::hold(const Copy& copy, const Peek& peek) {
     // Only a group it may still hand out: one handed out before is not held again.
     if (!handed_out(peek.sequence)) held_.emplace(peek.sequence, Held{copy.generation, peek});
-    // Bounded like the delivered set: the furthest out goes first.
-    if (held_.size() > options_.delivered_window) held_.erase(std::prev(held_.end()));
+    // Bounded like the delivered set, in sequences: the furthest out goes first.
+    std::size_t sequences = 0;
+    for (auto held = held_.begin(); held != held_.end(); held = held_.upper_bound(held->first)) ++sequences;
+    if (sequences > options_.delivered_window) held_.erase(std::prev(held_.end())->first);
 }
 
 bool ResumeReader::scan_copy(Copy& copy, Walk walk, const kio::Waiter& waiter, Scan& scan) {

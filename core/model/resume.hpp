@@ -155,7 +155,9 @@ private:
     std::uint64_t seen_generation_ = 0;
     std::deque<Copy> copies_;  // oldest first; the newest may serve
     std::optional<Peeked> peeked_;
-    std::map<std::uint64_t, Held> held_;  // arrivals past the range's end, for a raised end
+    // Arrivals past the range's end, for a raised end; one per copy that offered the
+    // sequence, so one copy aborting its group leaves the others' (R12, R17).
+    std::multimap<std::uint64_t, Held> held_;
     std::optional<std::uint64_t> floor_;   // last sequence a sequence walk handed out
     std::set<std::uint64_t> delivered_;    // what arrival walks handed out, bounded
     std::uint64_t delivered_floor_ = 0;    // one past the highest sequence delivered_ forgot

@@ -397,6 +397,19 @@ TEST_CASE_FIXTURE(Front, "r17_an_aborted_group_held_past_the_range_end_is_never_
     CHECK(take(Walk::arrival) == 2);
 }
 
+TEST_CASE_FIXTURE(Front, "r17_a_held_group_aborted_in_one_copy_is_handed_out_from_another") {
+    reader.set_range(0, 1);
+    route.serve_from(a.consume());
+    auto six_in_a = land_kept(a, 6);
+    CHECK(pending(Walk::arrival));  // 6 is held past the range's end, from A
+    route.serve_from(b.consume());
+    land(b, 6);
+    CHECK(pending(Walk::arrival));  // and from B
+    six_in_a.abort(Error::cancel);
+    reader.set_range(0, std::nullopt);
+    CHECK(take(Walk::arrival) == 6);  // B's group: A's abort dropped only A's (R12, R17)
+}
+
 TEST_CASE_FIXTURE(Front, "r17_an_aborted_held_group_no_longer_keeps_the_read_from_ending") {
     route.serve_from(a.consume());
     reader.set_range(0, 1);

@@ -1,0 +1,116 @@
+// The resume model's judgement of a handed-out group's read after its take (R6, R14): the
+// frames it gives, how it ends, and whether a read parked at quiescence has missed a wake.
+// The read may go on in another task, parking, and follow the route through its recover;
+// the model knows only the history and the read's answers.
+#include <algorithm>
+
+#include "oracle/resume_model.hpp"
+
+namespace moq::oracle {
+
+namespace {
+
+std::string letter(int copy) { return std::string(1, static_cast<char>('A' + copy)); }
+
+std::string describe(const std::optional<model::Error>& ending) {
+    return ending ? "error " + std::string(model::error_name(*ending)) : std::string("a clean end");
+}
+
+}  // namespace
+
+bool ResumeModel::may_continue_from(const GroupRead& read, int copy) const {
+    if (std::find(read.suppliers.begin(), read.suppliers.end(), copy) != read.suppliers.end()) return true;
+    // The recover asks the route's serving copy at some point at or after the take.
+    for (std::uint64_t generation = generation_at(read.taken_at); generation < generations_.size(); ++generation)
+        if (generations_[generation].copy == copy) return true;
+    return false;
+}
+
+void ResumeModel::group_read_begins(std::uint64_t sequence) {
+    if (auto read = group_reads_.find(sequence); read != group_reads_.end()) read->second.polled = true;
+}
+
+std::optional<std::string> ResumeModel::group_frame(std::uint64_t sequence, const std::string& frame) {
+    const std::string what = "group " + std::to_string(sequence);
+    auto found = group_reads_.find(sequence);
+    if (found == group_reads_.end()) return "R6: " + what + " gave a frame after its read ended";
+    GroupRead& read = found->second;
+    if (++read.frames > 1) return "R6: " + what + " read " + std::to_string(read.frames) + " frames, not 1";
+    const int copy = frame.empty() ? -1 : frame[0] - 'A';
+    if (copy < 0 || copy >= copy_count || frame != payload(copy, sequence))
+        return "R6: " + what + " read the frame '" + frame + "', which names another group";
+    if (!has(copy, sequence, now_at())) return "R6: " + what + " read a frame of copy " + letter(copy) + ", which never had it";
+    if (!may_continue_from(read, copy))
+        return "R14: " + what + " continued from copy " + letter(copy) +
+               ", which neither supplied it nor was served by the route since its take";
+    return std::nullopt;
+}
+
+std::optional<std::string> ResumeModel::group_ended(std::uint64_t sequence, std::optional<model::Error> error) {
+    const std::string what = "group " + std::to_string(sequence);
+    // G11: an ending told again (the read polled once more) must be the same.
+    if (auto ended = group_endings_.find(sequence); ended != group_endings_.end()) {
+        if (ended->second != error)
+            return "G11: " + what + "'s read answered " + describe(error) + " after " + describe(ended->second);
+        return std::nullopt;
+    }
+    auto found = group_reads_.find(sequence);
+    if (found == group_reads_.end()) return "R6: " + what + " ended, but was never handed out";
+    const GroupRead read = found->second;
+    group_reads_.erase(found);
+    group_endings_.insert_or_assign(sequence, error);
+    const std::size_t at = now_at();
+    bool any_aborted = false, any_killed = false, any_finished_before = false;
+    for (int copy = 0; copy < copy_count; ++copy) {
+        if (!may_continue_from(read, copy)) continue;
+        any_aborted = any_aborted || aborted(copy, sequence, at);
+        any_killed = any_killed || killed(copy, at);
+        const auto& final_sequence = tracks_[copy].final_sequence;
+        any_finished_before = any_finished_before || (finished(copy, at) && final_sequence && *final_sequence <= sequence);
+    }
+    const bool route_ended = end_ && end_at_ <= at;
+    if (!error) {
+        if (read.frames == 1) return std::nullopt;
+        return "R6: " + what + " ended cleanly without its frame";
+    }
+    // Every group the driver lands is finished with its frame: a read fails only when a
+    // copy it reads aborts the group, and then gives that abort, the route's end, or what
+    // the serving copy answers for it (R14).
+    bool allowed = false;
+    switch (*error) {
+        case model::Error::cancel: allowed = any_aborted; break;
+        // A route ended with an error ends a read that stalled, or failed, with it.
+        case model::Error::unroutable:
+            allowed = route_ended && (any_aborted || (*end_ && **end_ == model::Error::unroutable));
+            break;
+        case model::Error::route_failed: allowed = any_aborted && any_killed; break;
+        case model::Error::not_found: allowed = any_aborted && any_finished_before; break;
+        default: break;
+    }
+    if (allowed) return std::nullopt;
+    return "R14: " + what + "'s read ended with " + describe(error) + ", which nothing in the history explains";
+}
+
+std::optional<std::string> ResumeModel::group_read_parked(std::uint64_t sequence) const {
+    const std::string what = "R14: missed wake: group " + std::to_string(sequence) + "'s read is parked";
+    const GroupRead& read = group_reads_.at(sequence);
+    const std::size_t at = now_at();
+    bool failed = false;
+    for (int copy = 0; copy < copy_count; ++copy)
+        failed = failed || (may_continue_from(read, copy) && aborted(copy, sequence, at));
+    // Every land writes its frame and finishes: a read that never failed can finish.
+    if (!failed) return what + " while its copy holds its frame and end";
+    if (end_ && *end_) return what + " after the route ended with an error";
+    const std::optional<int> serving = generations_.back().copy;
+    // With no copy served, a route that ended leaves no route to continue from (R13);
+    // one that goes on may serve one yet.
+    if (!serving) return end_ ? std::optional(what + " after the route ended with no copy to serve it") : std::nullopt;
+    if (has(*serving, sequence, at)) return what + " while serving copy " + letter(*serving) + " has it";
+    if (killed(*serving, at)) return what + " while serving copy " + letter(*serving) + " failed";
+    const auto& final_sequence = tracks_[*serving].final_sequence;
+    if (finished(*serving, at) && final_sequence && *final_sequence <= sequence)
+        return what + " while serving copy " + letter(*serving) + " finished before it";
+    return std::nullopt;
+}
+
+}  // namespace moq::oracle
