@@ -93,19 +93,38 @@ std::optional<std::string> environment(const char* name) {
     return std::string(value);
 }
 
-Shard shard_from_environment() {
-    for (const auto& [total_name, index_name] :
-         {std::pair{"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX"}, std::pair{"TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"}}) {
-        const auto total = environment(total_name);
-        if (!total) continue;
-        Shard shard;
-        shard.total = parse_count(*total, total_name, 1000000);
-        if (shard.total == 0) throw UsageError(std::string(total_name) + " must be at least 1");
-        const auto index = environment(index_name);
-        if (!index) throw UsageError(std::string(total_name) + " is set but " + index_name + " is not");
-        shard.index = parse_count(*index, index_name, shard.total - 1);
-        return shard;
+namespace {
+
+// One pair of shard variables, if its total is set.
+std::optional<Shard> shard_from(const char* total_name, const char* index_name) {
+    const auto total = environment(total_name);
+    const auto index = environment(index_name);
+    if (!total) {
+        if (index) throw UsageError(std::string(index_name) + " is set but " + total_name + " is not");
+        return std::nullopt;
     }
+    Shard shard;
+    shard.total = parse_count(*total, total_name, max_shards);
+    if (shard.total == 0) throw UsageError(std::string(total_name) + " must be at least 1, not '" + *total + "'");
+    if (!index) throw UsageError(std::string(total_name) + " is set but " + index_name + " is not");
+    shard.index = parse_count(*index, index_name, UINT64_MAX);
+    if (shard.index >= shard.total)
+        throw UsageError(std::string(index_name) + " " + *index + " is out of range: " + total_name + " is " + *total +
+                         " (indices 0 to " + std::to_string(shard.total - 1) + ")");
+    return shard;
+}
+
+}  // namespace
+
+Shard shard_from_environment() {
+    const std::optional<Shard> gtest = shard_from("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX");
+    const std::optional<Shard> test = shard_from("TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX");
+    if (gtest && test && (gtest->index != test->index || gtest->total != test->total))
+        throw UsageError("GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS say shard " + std::to_string(gtest->index) + " of " +
+                         std::to_string(gtest->total) + " but TEST_SHARD_INDEX/TEST_TOTAL_SHARDS say " +
+                         std::to_string(test->index) + " of " + std::to_string(test->total));
+    if (gtest) return *gtest;
+    if (test) return *test;
     return Shard{};
 }
 

@@ -51,7 +51,12 @@ private:
 // An environment variable, if set and not empty.
 std::optional<std::string> environment(const char* name);
 
+// The most shards one sweep is split into (the environment's GTEST_TOTAL_SHARDS, and a
+// sweep result's shard.total that merge reads): merge keeps a flag a shard.
+inline constexpr std::uint64_t max_shards = 1000000;
+
 // The shard of this process: GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX, or the TEST_ ones.
+// Both pairs set to different values, or an index without its total, is refused.
 struct Shard {
     std::uint64_t index = 0;
     std::uint64_t total = 1;

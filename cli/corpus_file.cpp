@@ -1,7 +1,5 @@
 #include "cli/corpus_file.hpp"
 
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -11,11 +9,10 @@
 namespace moq::cli {
 
 CorpusCase read_corpus_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw UsageError("cannot read " + path);
+    const std::string text = read_input_file(path);
     nlohmann::json json;
     try {
-        json = nlohmann::json::parse(in);
+        json = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& error) {
         throw UsageError(path + ": not JSON (" + std::string(error.what()) + ")");
     }
@@ -41,13 +38,24 @@ CorpusCase read_corpus_file(const std::string& path) {
     } catch (const std::exception& error) {
         throw reason(std::string("bad case: ") + error.what());
     }
-    if (json.contains("origin") && json["origin"].is_object()) {
+    if (json.contains("origin")) {
+        // Where the case came from: only --save copies it, but a wrong field is still a bad file.
         const auto& origin = json["origin"];
-        if (origin.contains("seed") && origin["seed"].is_number_unsigned()) stored.origin.seed = origin["seed"].get<std::uint64_t>();
-        if (origin.contains("case") && origin["case"].is_number_unsigned()) stored.origin.index = origin["case"].get<std::uint64_t>();
-        if (origin.contains("mutant") && origin["mutant"].is_string()) stored.origin.mutant = origin["mutant"].get<std::string>();
-        if (origin.contains("mix") && origin["mix"].is_string())
-            stored.origin.mix = properties::parse_mix(origin["mix"].get<std::string>()).value_or(properties::Mix::fixed);
+        if (!origin.is_object()) throw reason("origin must be an object, not " + origin.dump());
+        for (const char* field : {"seed", "case"})
+            if (origin.contains(field) && !origin[field].is_number_unsigned())
+                throw reason(std::string("origin.") + field + " must be a whole number, not " + origin[field].dump());
+        for (const char* field : {"mutant", "mix"})
+            if (origin.contains(field) && !origin[field].is_string())
+                throw reason(std::string("origin.") + field + " must be a string, not " + origin[field].dump());
+        if (origin.contains("seed")) stored.origin.seed = origin["seed"].get<std::uint64_t>();
+        if (origin.contains("case")) stored.origin.index = origin["case"].get<std::uint64_t>();
+        if (origin.contains("mutant")) stored.origin.mutant = origin["mutant"].get<std::string>();
+        if (origin.contains("mix")) {
+            const auto mix = properties::parse_mix(origin["mix"].get<std::string>());
+            if (!mix) throw reason("unknown origin.mix " + origin["mix"].dump());
+            stored.origin.mix = *mix;
+        }
     }
     return stored;
 }

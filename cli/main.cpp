@@ -2,7 +2,11 @@
 // failing case, shrinking, the corpus, shard merging, and the list of what there is.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <new>
+#include <string>
 #include <string_view>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
@@ -28,15 +32,35 @@ constexpr const char* usage_text =
     "  merge   RESULT.json ... [--json FILE]   the results of several shards as one\n"
     "  list    [--suites] [--strategies] [--sites]\n"
     "\n"
-    "Exit status: 0 passed, 1 a case failed, 2 bad input.\n";
+    "Exit status: 0 passed, 1 a case failed, 2 bad input, 3 an internal error.\n";
+
+constexpr int bad_input_status = 2;
+constexpr int internal_error_status = 3;
+
+// Prints "moqsim: MESSAGE" as one line: a control character a user's value carried into
+// the message (a newline in a suite name) is shown escaped, not acted on.
+int fail(std::string_view message, int status) {
+    std::string line = "moqsim: ";
+    for (const char c : message) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+            line += escaped;
+        } else {
+            line += c;
+        }
+    }
+    line += '\n';
+    std::fputs(line.c_str(), stderr);
+    return status;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
     const moq::cli::Program program{argc > 0 ? argv[0] : "moqsim"};
     if (argc < 2) {
-        std::fputs("moqsim: no command (moqsim --help lists them)\n", stderr);
-        return 2;
+        return fail("no command (moqsim --help lists them)", bad_input_status);
     }
     const std::string_view command = argv[1];
     try {
@@ -51,11 +75,21 @@ int main(int argc, char** argv) {
         }
         throw moq::cli::UsageError("unknown command '" + std::string(command) + "' (moqsim --help)");
     } catch (const moq::cli::UsageError& error) {
-        std::fprintf(stderr, "moqsim: %s\n", error.what());
-        return 2;
+        return fail(error.what(), bad_input_status);
     } catch (const nlohmann::json::exception& error) {
         // A JSON input whose fields have the wrong shape.
-        std::fprintf(stderr, "moqsim: malformed JSON input (%s)\n", error.what());
-        return 2;
+        return fail(std::string("malformed JSON input (") + error.what() + ")", bad_input_status);
+    } catch (const std::filesystem::filesystem_error& error) {
+        // A file or folder named on the command line that cannot be read or listed.
+        return fail(error.what(), bad_input_status);
+    } catch (const std::bad_alloc&) {
+        // Every input size is checked before anything is sized from it, so this is ours.
+        return fail("internal error: out of memory", internal_error_status);
+    } catch (const std::system_error& error) {
+        return fail(std::string("internal error: ") + error.what(), internal_error_status);
+    } catch (const std::exception& error) {
+        return fail(std::string("internal error: ") + error.what(), internal_error_status);
+    } catch (...) {
+        return fail("internal error: an unknown exception", internal_error_status);
     }
 }

@@ -1,6 +1,6 @@
-// moqsim merge: the JSON results of several shards as one.
+// moqsim merge: the JSON results of several shards of one sweep as one.
+#include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -8,32 +8,24 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "cli/sweep_result.hpp"
 
 namespace moq::cli {
 
 namespace {
 
-bool is_count(const nlohmann::json& value) { return value.is_number_unsigned(); }
-
-// The fields merge reads, with the types it reads them as.
-bool is_sweep_result(const nlohmann::json& shard) {
-    if (!shard.is_object() || !shard.contains("format") || shard["format"] != "moqsim-sweep") return false;
-    if (!shard.contains("version") || !is_count(shard["version"]) || shard["version"] != 1) return false;
-    if (!shard.contains("seeds") || !shard.contains("strategy") || !shard.contains("mutant")) return false;
-    if (!shard.contains("shard") || !shard["shard"].is_object()) return false;
-    const auto& where = shard["shard"];
-    if (!where.contains("index") || !where.contains("total") || !is_count(where["index"]) || !is_count(where["total"]) ||
-        where["total"] == 0)
-        return false;
-    if (!shard.contains("suites") || !shard["suites"].is_array()) return false;
-    for (const auto& suite : shard["suites"]) {
-        if (!suite.is_object() || !suite.contains("suite") || !suite["suite"].is_string()) return false;
-        for (const char* field : {"cases", "run", "passed", "failed"})
-            if (!suite.contains(field) || !is_count(suite[field])) return false;
-        if (!suite.contains("seconds") || !suite["seconds"].is_number()) return false;
-        if (!suite.contains("failures") || !suite["failures"].is_array()) return false;
-    }
-    return true;
+// "1, 3 and 4" for the shards no file gave (the first ten of them).
+std::string missing_shards(const std::vector<std::string>& from_file) {
+    std::vector<std::size_t> missing;
+    for (std::size_t index = 0; index < from_file.size(); ++index)
+        if (from_file[index].empty()) missing.push_back(index);
+    std::string text;
+    const std::size_t named = std::min<std::size_t>(missing.size(), 10);
+    for (std::size_t i = 0; i < named; ++i)
+        text += (i == 0 ? "" : i + 1 == named && named == missing.size() ? " and " : ", ") + std::to_string(missing[i]);
+    if (named < missing.size()) text += " and " + std::to_string(missing.size() - named) + " more";
+    return (missing.size() == 1 ? "shard " : "shards ") + text + " of " + std::to_string(from_file.size()) +
+           (missing.size() == 1 ? " is" : " are") + " missing: nothing merged";
 }
 
 }  // namespace
@@ -42,37 +34,31 @@ int merge(const Program&, int argc, char** argv) {
     const Flags flags(argc, argv, 2, {"json"}, {});
     if (flags.positional().empty()) throw UsageError("merge needs the shard results to merge");
     const std::optional<std::string> json_path = flags.value("json");
-    if (json_path) check_writable(*json_path);
+    if (json_path) check_writable(*json_path, "--json");
 
     nlohmann::json merged;
+    nlohmann::json first;  // the first shard as read: every other must be of its sweep
+    std::string first_path;
     std::map<std::string, nlohmann::json> suites;
     std::vector<std::string> order;
-    std::vector<bool> shards_seen;
+    std::vector<std::string> shard_files;  // the file each shard came from, by index
     for (const std::string& path : flags.positional()) {
-        std::ifstream in(path);
-        if (!in) throw UsageError("cannot read " + path);
-        nlohmann::json shard;
-        try {
-            shard = nlohmann::json::parse(in);
-        } catch (const nlohmann::json::parse_error&) {
-            throw UsageError(path + ": not JSON");
-        }
-        if (!is_sweep_result(shard)) throw UsageError(path + ": not a moqsim sweep result (version 1)");
-        // A result written before --mix existed drew the fixed mix.
-        const nlohmann::json mix = shard.value("mix", nlohmann::json("fixed"));
-        const nlohmann::json config = {shard["seeds"], shard["strategy"], mix, shard["mutant"], shard["shard"]["total"]};
+        const nlohmann::json shard = parse_sweep_result(read_input_file(path), path);
         if (merged.is_null()) {
             merged = shard;
+            first = shard;
+            first_path = path;
             merged["suites"] = nlohmann::json::array();
             merged["shard"] = {{"merged", 0}, {"total", shard["shard"]["total"]}};
-            shards_seen.assign(shard["shard"]["total"].get<std::size_t>(), false);
-        } else if (config != nlohmann::json{merged["seeds"], merged["strategy"], merged.value("mix", nlohmann::json("fixed")),
-                                            merged["mutant"], merged["shard"]["total"]}) {
-            throw UsageError(path + ": a shard of another sweep (seeds, strategy, mix, mutant or shard count differ)");
+            shard_files.assign(shard["shard"]["total"].get<std::size_t>(), std::string());
+        } else if (const std::string difference = sweep_difference(shard, path, first, first_path); !difference.empty()) {
+            throw UsageError(path + " and " + first_path + " are shards of different sweeps: " + difference);
         }
         const auto index = shard["shard"]["index"].get<std::size_t>();
-        if (index >= shards_seen.size() || shards_seen[index]) throw UsageError(path + ": shard " + std::to_string(index) + " twice");
-        shards_seen[index] = true;
+        if (!shard_files[index].empty())
+            throw UsageError(path + ": shard " + std::to_string(index) + " of " + std::to_string(shard_files.size()) +
+                             " again (" + shard_files[index] + " is that shard)");
+        shard_files[index] = path;
         merged["shard"]["merged"] = merged["shard"]["merged"].get<std::size_t>() + 1;
         for (const nlohmann::json& suite : shard["suites"]) {
             const std::string name = suite["suite"].get<std::string>();
@@ -88,10 +74,8 @@ int merge(const Program&, int argc, char** argv) {
             for (const nlohmann::json& failure : suite["failures"]) total["failures"].push_back(failure);
         }
     }
-    const auto missing = std::count(shards_seen.begin(), shards_seen.end(), false);
-    if (missing != 0)
-        throw UsageError(std::to_string(missing) + " of " + std::to_string(shards_seen.size()) +
-                         " shards missing: nothing merged");
+    if (std::count(shard_files.begin(), shard_files.end(), std::string()) != 0)
+        throw UsageError(missing_shards(shard_files));
     bool failed = false;
     for (const std::string& name : order) {
         nlohmann::json& suite = suites[name];

@@ -1,6 +1,8 @@
 #include "cli/output.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <fcntl.h>
@@ -17,21 +19,73 @@ std::filesystem::path folder_of(const std::string& path) {
     return parent.empty() ? std::filesystem::path(".") : parent;
 }
 
+std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+// Writes all of `text` to `fd`; false with errno set on a failure.
+bool write_all(int fd, std::string_view text) {
+    while (!text.empty()) {
+        const ssize_t written = ::write(fd, text.data(), text.size());
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        text.remove_prefix(static_cast<std::size_t>(written));
+    }
+    return true;
+}
+
 }  // namespace
 
-void check_writable(const std::string& path) {
-    const std::filesystem::path folder = folder_of(path);
+std::string read_input_file(const std::string& path) {
+    const std::string cannot = "cannot read " + quoted(path) + ": ";
     std::error_code error;
-    if (!std::filesystem::is_directory(folder, error))
-        throw UsageError("cannot write " + path + ": no folder " + folder.string());
-    if (std::filesystem::is_directory(path, error)) throw UsageError("cannot write " + path + ": it is a folder");
+    const auto status = std::filesystem::status(path, error);
+    if (!std::filesystem::exists(status)) throw UsageError(cannot + "no such file");
+    if (std::filesystem::is_directory(status)) throw UsageError(cannot + "it is a folder");
+    if (!std::filesystem::is_regular_file(status)) throw UsageError(cannot + "not a regular file");
+    const std::uintmax_t size = std::filesystem::file_size(path, error);
+    if (error) throw UsageError(cannot + error.message());
+    if (size > max_input_bytes)
+        throw UsageError(cannot + std::to_string(size) + " bytes, more than the " + std::to_string(max_input_bytes) +
+                         " an input may have");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UsageError(cannot + std::strerror(errno));
+    std::string text(static_cast<std::size_t>(size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    if (in.gcount() != static_cast<std::streamsize>(size)) throw UsageError(cannot + "it changed while being read");
+    return text;
+}
+
+void check_writable(const std::string& path, std::string_view what) {
+    const std::string cannot = std::string(what) + ": cannot write " + quoted(path) + ": ";
+    if (path.empty()) throw UsageError(std::string(what) + " needs a file name, not ''");
+    const std::filesystem::path target(path);
+    const std::string name = target.filename().string();
+    std::error_code error;
+    const auto status = std::filesystem::status(target, error);
+    if (std::filesystem::is_directory(status)) throw UsageError(cannot + "it is a folder");
+    if (name.empty() || name == "." || name == "..") throw UsageError(cannot + "it names a folder, not a file");
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+        throw UsageError(cannot + "it exists and is not a regular file");
+    const std::filesystem::path folder = folder_of(path);
+    if (!std::filesystem::is_directory(folder, error)) throw UsageError(cannot + "no folder " + quoted(folder.string()));
     // Create and remove a probe file: permission bits say nothing for root, and some
     // folders (such as /proc) refuse any new file.
     const std::filesystem::path probe = folder / (".moqsim-probe-" + std::to_string(::getpid()));
     const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd < 0) throw UsageError("cannot write " + path + ": the folder takes no new file");
+    if (fd < 0) throw UsageError(cannot + "its folder takes no new file (" + std::strerror(errno) + ")");
     ::close(fd);
     ::unlink(probe.c_str());
+}
+
+void check_different_files(std::string_view first_flag, const std::string& first, std::string_view second_flag,
+                           const std::string& second) {
+    std::error_code error;
+    const auto first_file = std::filesystem::absolute(first, error).lexically_normal();
+    const auto second_file = std::filesystem::absolute(second, error).lexically_normal();
+    if (first_file == second_file)
+        throw UsageError(std::string(first_flag) + " and " + std::string(second_flag) + " name the same file " +
+                         quoted(second));
 }
 
 void write_atomically(const std::string& path, std::string_view text) {
@@ -39,22 +93,21 @@ void write_atomically(const std::string& path, std::string_view text) {
     const std::filesystem::path target(path);
     const std::filesystem::path temporary =
         folder_of(path) / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            std::error_code ignored;
-            std::filesystem::remove(temporary, ignored);
-            throw UsageError("cannot write " + path);
-        }
+    const auto fail = [&](const char* step) {
+        const std::string reason = std::strerror(errno);
+        ::unlink(temporary.c_str());
+        throw UsageError("cannot write " + quoted(path) + ": " + step + ": " + reason);
+    };
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) fail("creating its temporary file");
+    if (!write_all(fd, text) || ::fsync(fd) != 0) {
+        const int saved = errno;
+        ::close(fd);
+        errno = saved;
+        fail("writing");
     }
-    std::error_code error;
-    std::filesystem::rename(temporary, target, error);
-    if (error) {
-        std::filesystem::remove(temporary, error);
-        throw UsageError("cannot write " + path + ": " + error.message());
-    }
+    if (::close(fd) != 0) fail("closing");
+    if (::rename(temporary.c_str(), target.c_str()) != 0) fail("renaming its temporary file");
 }
 
 Progress::Progress(std::string label, std::uint64_t total)

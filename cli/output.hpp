@@ -1,5 +1,6 @@
-// What moqsim writes: files replaced atomically (a failed run leaves no half file), and
-// a progress bar on a terminal (plain lines otherwise).
+// The files moqsim reads and writes: inputs read whole with a size limit, outputs replaced
+// atomically (a failed run leaves no half file); and a progress bar on a terminal (plain
+// lines otherwise).
 #pragma once
 
 #include <chrono>
@@ -9,10 +10,23 @@
 
 namespace moq::cli {
 
-// Fails early (UsageError) if `path` could not be written: its folder is missing or not
-// writable. Called before a long run, so a bad --json costs nothing.
-void check_writable(const std::string& path);
-// Writes `text` to a temporary file beside `path`, then renames it over `path`.
+// The largest input file moqsim reads: a sweep result or a saved case is far smaller.
+inline constexpr std::uintmax_t max_input_bytes = 64u << 20;
+// The whole of the file at `path`; UsageError if it is missing, a folder, unreadable or
+// over max_input_bytes.
+std::string read_input_file(const std::string& path);
+
+// Fails early (UsageError) if `path` could not be written: it is empty or names a folder
+// or something other than a file, its folder is missing or takes no new file. `what`
+// (such as "--json") starts the message. Called before a long run, so a bad --json costs
+// nothing.
+void check_writable(const std::string& path, std::string_view what = "output");
+// Refuses (UsageError) two outputs of one run that name the same file: one would
+// silently replace the other.
+void check_different_files(std::string_view first_flag, const std::string& first, std::string_view second_flag,
+                           const std::string& second);
+// Writes `text` to a temporary file beside `path`, then renames it over `path`: a failure
+// leaves `path` as it was and no temporary file behind.
 void write_atomically(const std::string& path, std::string_view text);
 
 class Progress {

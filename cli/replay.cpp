@@ -20,8 +20,10 @@ int replay(const Program&, int argc, char** argv) {
     const Flags flags(argc, argv, 2, {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "save"}, {"shrink"});
     std::optional<std::string> mutant = flags.value("mutant");
     if (mutant) activate_mutant(*mutant);
-    if (auto path = flags.value("trace")) check_writable(*path);
-    if (auto path = flags.value("save")) check_writable(*path);
+    if (auto path = flags.value("trace")) check_writable(*path, "--trace");
+    if (auto path = flags.value("save")) check_writable(*path, "--save");
+    if (flags.value("trace") && flags.value("save"))
+        check_different_files("--trace", *flags.value("trace"), "--save", *flags.value("save"));
 
     const properties::Suite* suite = nullptr;
     std::unique_ptr<properties::Case> chosen;

@@ -11,7 +11,7 @@ namespace moq::cli {
 SiteHits::SiteHits(std::string path, nlohmann::json sweep_settings) : path_(std::move(path)) {
     if (!mutation::mutants_enabled())
         throw UsageError("--site-hits needs a build with mutants (meson configure -Dmutants=true; scripts/mutate builds one)");
-    check_writable(path_);
+    check_writable(path_, "--site-hits");
     report_ = {{"format", "moqsim-site-hits"}, {"version", 1}};
     report_.update(sweep_settings);
     report_["sites"] = nlohmann::json::array();

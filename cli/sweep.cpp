@@ -38,6 +38,13 @@ std::string cases_variable(std::string_view suite) {
     return name + "_CASES";
 }
 
+// --cases or MOQ_<SUITE>_CASES: at least one case, at most a hundred million a seed.
+std::uint64_t parse_case_count(std::string_view text, std::string_view what) {
+    const std::uint64_t cases = parse_count(text, what, 100000000);
+    if (cases == 0) throw UsageError(std::string(what) + " must be at least 1, not '" + std::string(text) + "'");
+    return cases;
+}
+
 }  // namespace
 
 void activate_mutant(const std::string& name) {
@@ -73,8 +80,9 @@ int sweep(const Program& program, int argc, char** argv) {
     const std::optional<std::string> mutant = flags.value("mutant");
     if (mutant) activate_mutant(*mutant);
     const std::optional<std::string> json_path = flags.value("json");
-    if (json_path) check_writable(*json_path);
+    if (json_path) check_writable(*json_path, "--json");
     const std::optional<std::string> site_hits_path = flags.value("site-hits");
+    if (json_path && site_hits_path) check_different_files("--json", *json_path, "--site-hits", *site_hits_path);
     const Shard shard = shard_from_environment();
     const bool keep_going = flags.has("keep-going");
     // Every count is checked before anything runs.
@@ -82,9 +90,9 @@ int sweep(const Program& program, int argc, char** argv) {
     for (const properties::Suite* suite : suites) {
         std::uint64_t cases = suite->default_cases();
         if (auto text = flags.value("cases")) {
-            cases = parse_count(*text, "--cases", 100000000);
+            cases = parse_case_count(*text, "--cases");
         } else if (auto variable = environment(cases_variable(suite->name()).c_str())) {
-            cases = parse_count(*variable, cases_variable(suite->name()), 100000000);
+            cases = parse_case_count(*variable, cases_variable(suite->name()));
         }
         case_counts.push_back(cases);
     }

@@ -1,0 +1,146 @@
+#include "cli/sweep_result.hpp"
+
+#include <cmath>
+#include <set>
+
+#include "cli/args.hpp"
+#include "properties/suite.hpp"
+#include "properties/swarm.hpp"
+#include "sim/seed_range.hpp"
+#include "sim/strategy.hpp"
+
+namespace moq::cli {
+
+namespace {
+
+// The most cases a sweep runs for one suite and seed (moqsim sweep's --cases limit).
+constexpr std::uint64_t max_cases = 100000000;
+
+// `value` as a whole number in [low, high], or why not.
+std::string count_problem(const nlohmann::json& object, const char* field, const std::string& name, std::uint64_t low,
+                          std::uint64_t high) {
+    if (!object.contains(field)) return name + ": missing";
+    const nlohmann::json& value = object[field];
+    if (!value.is_number_unsigned()) return name + ": " + value.dump() + " is not a whole number";
+    const auto number = value.get<std::uint64_t>();
+    if (number < low || number > high)
+        return name + ": " + std::to_string(number) + " is out of range (" + std::to_string(low) + " to " +
+               std::to_string(high) + ")";
+    return {};
+}
+
+std::string name_problem(const nlohmann::json& object, const char* field, bool known) {
+    if (!object.contains(field)) return std::string(field) + ": missing";
+    if (!object[field].is_string()) return std::string(field) + ": " + object[field].dump() + " is not a string";
+    if (!known) return std::string(field) + ": unknown " + field + " " + object[field].dump();
+    return {};
+}
+
+bool known_strategy(const nlohmann::json& value) { return value.is_string() && sim::parse_strategy(value.get<std::string>()); }
+bool known_mix(const nlohmann::json& value) { return value.is_string() && properties::parse_mix(value.get<std::string>()); }
+bool known_suite(const nlohmann::json& value) {
+    return value.is_string() && properties::find_suite(value.get<std::string>()) != nullptr;
+}
+
+// One entry of "suites"; its run counts are at most its share of `seeds` × cases over `shards`.
+std::string suite_problem(const nlohmann::json& suite, const std::string& where, std::uint64_t seeds, std::uint64_t shards) {
+    if (!suite.is_object()) return where + ": not an object";
+    if (auto problem = name_problem(suite, "suite", known_suite(suite.value("suite", nlohmann::json()))); !problem.empty())
+        return where + "." + problem;
+    if (auto problem = count_problem(suite, "cases", where + ".cases", 1, max_cases); !problem.empty()) return problem;
+    // This shard's share of the (seed, case) pairs: no merge of valid shards overflows.
+    const std::uint64_t pairs = seeds * suite["cases"].get<std::uint64_t>();
+    const std::uint64_t share = pairs / shards + (pairs % shards != 0 ? 1 : 0);
+    for (const char* field : {"run", "passed", "failed"})
+        if (auto problem = count_problem(suite, field, where + "." + field, 0, share); !problem.empty()) return problem;
+    if (suite["passed"].get<std::uint64_t>() + suite["failed"].get<std::uint64_t>() != suite["run"].get<std::uint64_t>())
+        return where + ": passed " + suite["passed"].dump() + " and failed " + suite["failed"].dump() +
+               " do not add up to run " + suite["run"].dump();
+    if (!suite.contains("seconds") || !suite["seconds"].is_number() || !std::isfinite(suite["seconds"].get<double>()) ||
+        suite["seconds"].get<double>() < 0)
+        return where + ".seconds: " + suite.value("seconds", nlohmann::json()).dump() + " is not a duration";
+    if (!suite.contains("failures") || !suite["failures"].is_array()) return where + ".failures: not a list";
+    return {};
+}
+
+}  // namespace
+
+std::string sweep_result_problem(const nlohmann::json& result) {
+    if (!result.is_object()) return "not a JSON object";
+    if (!result.contains("format") || result["format"] != "moqsim-sweep")
+        return "format: " + result.value("format", nlohmann::json()).dump() + " is not \"moqsim-sweep\"";
+    if (!result.contains("version") || result["version"] != 1)
+        return "version: unknown version " + result.value("version", nlohmann::json()).dump() +
+               " (this moqsim reads version 1)";
+    const nlohmann::json seeds = result.value("seeds", nlohmann::json());
+    if (!seeds.is_array() || seeds.size() != 2 || !seeds[0].is_number_unsigned() || !seeds[1].is_number_unsigned() ||
+        seeds[1].get<std::uint64_t>() < seeds[0].get<std::uint64_t>() ||
+        seeds[1].get<std::uint64_t>() - seeds[0].get<std::uint64_t>() >= sim::max_seed_range)
+        return "seeds: " + seeds.dump() + " is not a seed range [first, last]";
+    if (auto problem = name_problem(result, "strategy", known_strategy(result.value("strategy", nlohmann::json())));
+        !problem.empty())
+        return problem;
+    if (result.contains("mix") && !known_mix(result["mix"])) return "mix: unknown mix " + result["mix"].dump();
+    if (!result.contains("mutant") || !(result["mutant"].is_null() || result["mutant"].is_string()))
+        return "mutant: " + result.value("mutant", nlohmann::json()).dump() + " is neither null nor a name";
+    if (!result.contains("shard") || !result["shard"].is_object()) return "shard: missing or not an object";
+    const nlohmann::json& shard = result["shard"];
+    if (auto problem = count_problem(shard, "total", "shard.total", 1, max_shards); !problem.empty()) return problem;
+    const auto total = shard["total"].get<std::uint64_t>();
+    if (auto problem = count_problem(shard, "index", "shard.index", 0, total - 1); !problem.empty()) return problem;
+    if (!result.contains("suites") || !result["suites"].is_array() || result["suites"].empty())
+        return "suites: missing, empty or not a list";
+    const std::uint64_t seed_count = seeds[1].get<std::uint64_t>() - seeds[0].get<std::uint64_t>() + 1;
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < result["suites"].size(); ++i) {
+        const nlohmann::json& suite = result["suites"][i];
+        if (auto problem = suite_problem(suite, "suites[" + std::to_string(i) + "]", seed_count, total); !problem.empty())
+            return problem;
+        if (!names.insert(suite["suite"].get<std::string>()).second)
+            return "suites[" + std::to_string(i) + "]: suite " + suite["suite"].dump() + " twice";
+    }
+    return {};
+}
+
+bool is_sweep_result(const nlohmann::json& result) { return sweep_result_problem(result).empty(); }
+
+nlohmann::json parse_sweep_result(std::string_view text, const std::string& label) {
+    nlohmann::json result;
+    try {
+        result = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& error) {
+        throw UsageError(label + ": not JSON (" + error.what() + ")");
+    }
+    if (const std::string problem = sweep_result_problem(result); !problem.empty())
+        throw UsageError(label + ": not a moqsim sweep result: " + problem);
+    return result;
+}
+
+std::string sweep_difference(const nlohmann::json& result, const std::string& label, const nlohmann::json& other,
+                             const std::string& other_label) {
+    const auto differ = [&](const std::string& field, const nlohmann::json& mine, const nlohmann::json& theirs) {
+        return field + " " + mine.dump() + " in " + label + ", " + theirs.dump() + " in " + other_label;
+    };
+    // A result written before --mix existed drew the fixed mix.
+    const auto mix = [](const nlohmann::json& r) { return r.value("mix", nlohmann::json("fixed")); };
+    for (const char* field : {"seeds", "strategy", "mutant"})
+        if (result[field] != other[field]) return differ(field, result[field], other[field]);
+    if (mix(result) != mix(other)) return differ("mix", mix(result), mix(other));
+    if (result["shard"]["total"] != other["shard"]["total"])
+        return differ("shard.total", result["shard"]["total"], other["shard"]["total"]);
+    const auto names = [](const nlohmann::json& r) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& suite : r["suites"]) list.push_back(suite["suite"]);
+        return list;
+    };
+    if (names(result) != names(other)) return differ("suites", names(result), names(other));
+    for (std::size_t i = 0; i < result["suites"].size(); ++i) {
+        const nlohmann::json& mine = result["suites"][i];
+        const nlohmann::json& theirs = other["suites"][i];
+        if (mine["cases"] != theirs["cases"])
+            return differ("cases of suite " + mine["suite"].get<std::string>(), mine["cases"], theirs["cases"]);
+    }
+    return {};
+}
+
+}  // namespace moq::cli

@@ -1,0 +1,31 @@
+// A sweep's JSON result (`moqsim sweep --json`) as `moqsim merge` reads it, checked field
+// by field before anything is sized from it: a malformed, foreign or oversized result is
+// one UsageError that names the file and the field. Pure functions of their input, so a
+// fuzzer can call them.
+//
+//   {"format": "moqsim-sweep", "version": 1, "seeds": [1, 4], "strategy": "random",
+//    "mix": "fixed", "mutant": null, "shard": {"index": 0, "total": 3},
+//    "suites": [{"suite": "track", "cases": 40, "run": 27, "passed": 27, "failed": 0,
+//                "seconds": 0.01, "cases_per_second": 2700, "failures": [...]}]}
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace moq::cli {
+
+// Why `result` is not a sweep result this moqsim reads, as "field: reason"; empty if it is.
+std::string sweep_result_problem(const nlohmann::json& result);
+bool is_sweep_result(const nlohmann::json& result);
+
+// `text` (the contents of `label`) parsed and checked; UsageError "label: reason" if not.
+nlohmann::json parse_sweep_result(std::string_view text, const std::string& label);
+
+// The first thing that shows two checked results are shards of different sweeps, as
+// "field VALUE in LABEL, VALUE in OTHER-LABEL"; empty if they are shards of one sweep.
+std::string sweep_difference(const nlohmann::json& result, const std::string& label, const nlohmann::json& other,
+                             const std::string& other_label);
+
+}  // namespace moq::cli
