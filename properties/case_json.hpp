@@ -9,14 +9,32 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace moq::properties {
 
+// Every number anywhere in `json` is a whole number of at least 0: nlohmann converts a
+// fraction or a negative number into an unsigned field without a word (1e20 into a
+// uint32_t is undefined). A walk with its own stack, so deep nesting cannot overflow ours.
+inline void require_whole_numbers(const nlohmann::json& json, const char* what) {
+    std::vector<const nlohmann::json*> pending{&json};
+    while (!pending.empty()) {
+        const nlohmann::json& value = *pending.back();
+        pending.pop_back();
+        if (value.is_number() && !value.is_number_unsigned())
+            throw std::invalid_argument(std::string("a ") + what + " case: " + value.dump() +
+                                        " is not a whole number of at least 0");
+        if (value.is_structured())
+            for (const nlohmann::json& element : value) pending.push_back(&element);
+    }
+}
+
 // `json` as a T, with nlohmann's type and missing-key errors as one-line invalid_argument.
 template <class T>
 T read_case(const nlohmann::json& json, const char* what) {
+    require_whole_numbers(json, what);
     try {
         return json.get<T>();
     } catch (const nlohmann::json::exception& error) {
