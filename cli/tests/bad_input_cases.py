@@ -14,6 +14,7 @@ What a file holds:
   {"fixture": NAME, "cut": N}             its first N characters (a truncated file)
   {"sparse_bytes": N}                     N zero bytes, without writing them
   {"folder": True}                        an empty folder
+  {"fifo": True}                          a named pipe
 docs/TESTING.md lists every case; bad_input_test.py --write-doc rewrites that list.
 """
 
@@ -144,8 +145,10 @@ CASES = [
      "files": {"notes.txt": {"text": "notes\n"}}, "mentions": ["'notes.txt/result.json'"]},
     {"name": "--json in a folder that takes no file", "args": SWEEP + ["--json", "/proc/moqsim.json"],
      "mentions": ["'/proc/moqsim.json'"]},
-    {"name": "--json to a device", "args": SWEEP + ["--json", "/dev/null"],
-     "mentions": ["'/dev/null'", "not a regular file"]},
+    # A pipe, not /dev/null: a moqsim that renamed its result over the target would replace
+    # the device for the whole machine.
+    {"name": "--json to a pipe", "args": SWEEP + ["--json", "pipe"], "files": {"pipe": {"fifo": True}},
+     "mentions": ["'pipe'", "not a regular file"]},
     {"name": "--json and --site-hits the same file", "args": SWEEP + ["--json", "out.json", "--site-hits", "./out.json"],
      "mentions": ["same file"]},
     {"name": "existing result kept on a bad case count", "args": ["sweep", "--suite", "waiter", "--cases", "0",

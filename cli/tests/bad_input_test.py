@@ -76,6 +76,8 @@ def lay_out(folder, files, fixtures):
         path = folder / name
         if spec.get("folder"):
             path.mkdir(parents=True)
+        elif spec.get("fifo"):
+            os.mkfifo(path)
         elif "sparse_bytes" in spec:
             with open(path, "wb") as out:
                 out.truncate(spec["sparse_bytes"])
@@ -88,8 +90,8 @@ def snapshot(folder):
     seen = {}
     for path in sorted(folder.rglob("*")):
         stat = path.lstat()
-        entry = (path.is_dir(), stat.st_size, stat.st_mtime_ns)
-        if path.is_file() and stat.st_size < (1 << 20):
+        entry = (stat.st_mode, stat.st_size, stat.st_mtime_ns)
+        if stat.st_mode & 0o170000 == 0o100000 and stat.st_size < (1 << 20):
             entry += (path.read_bytes(),)
         seen[str(path.relative_to(folder))] = entry
     return seen
@@ -175,6 +177,8 @@ def shell_word(word):
 def describe_file(name, spec):
     if spec.get("folder"):
         return f"`{name}/` a folder"
+    if spec.get("fifo"):
+        return f"`{name}` a named pipe"
     if "sparse_bytes" in spec:
         return f"`{name}` {spec['sparse_bytes']} zero bytes"
     if "text" in spec:
