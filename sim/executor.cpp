@@ -230,7 +230,6 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
     slot->body = std::move(body);
     slot->identity = new_wake_target(slot->id);
     TaskSlot* raw = slot.get();
-    raw->sanitizer.creating();
     slot->fiber = boost::context::fiber(
         std::allocator_arg, TaskStack(options_.stack_size, raw->sanitizer),
         [this, raw](boost::context::fiber&& scheduler) {
@@ -314,7 +313,7 @@ void Executor::resume(TaskSlot& slot) {
     ++switches_;
     FiberSanitizer::Resuming switching = slot.sanitizer.resuming();
     slot.fiber = std::move(slot.fiber).resume();
-    switching.returned();
+    switching.returned(!slot.fiber);
     running_ = outer;
 }
 

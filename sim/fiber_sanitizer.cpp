@@ -7,6 +7,8 @@
 #endif
 #ifdef MOQ_SIM_TSAN
 #include <sanitizer/tsan_interface.h>
+// TSan's own hook for a function's return, which instrumented code calls.
+extern "C" void __tsan_func_exit();
 #endif
 
 namespace moq::sim {
@@ -37,27 +39,28 @@ FiberSanitizer::Resuming FiberSanitizer::resuming() {
 #endif
 #ifdef MOQ_SIM_TSAN
     resumer_fiber_ = __tsan_get_current_fiber();
+    resuming.resumer_fiber_ = resumer_fiber_;
     __tsan_switch_to_fiber(fiber_, 0);
 #endif
     return resuming;
 }
 
-void FiberSanitizer::Resuming::returned() {
+void FiberSanitizer::Resuming::returned([[maybe_unused]] bool task_finished) {
 #ifdef MOQ_SIM_ASAN
     __sanitizer_finish_switch_fiber(fake_stack_, nullptr, nullptr);
 #endif
-}
-
-void FiberSanitizer::creating() {
 #ifdef MOQ_SIM_TSAN
-    resumer_fiber_ = __tsan_get_current_fiber();
-    __tsan_switch_to_fiber(fiber_, 0);
+    // A finishing task does not switch TSan back itself: the frames it returns from
+    // after its last line are its own, and so is the end of the resumer's switch call
+    // that entered it (TSan counts calls and returns per fiber).
+    if (task_finished) __tsan_switch_to_fiber(resumer_fiber_, 0);
 #endif
 }
 
 void FiberSanitizer::created() {
 #ifdef MOQ_SIM_TSAN
-    __tsan_switch_to_fiber(resumer_fiber_, 0);
+    // The entry function was entered on this fiber and never returns here.
+    __tsan_func_exit();
 #endif
 }
 
@@ -80,9 +83,7 @@ void FiberSanitizer::leaving_for_good() {
 #ifdef MOQ_SIM_ASAN
     __sanitizer_start_switch_fiber(nullptr, resumer_bottom_, resumer_size_);
 #endif
-#ifdef MOQ_SIM_TSAN
-    __tsan_switch_to_fiber(resumer_fiber_, 0);
-#endif
+    // TSan: the resumer switches back once the task is gone (Resuming::returned).
 }
 
 }  // namespace moq::sim

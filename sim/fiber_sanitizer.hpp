@@ -6,8 +6,9 @@
 // out of a task goes through these calls; a build without either sanitizer compiles
 // them to nothing.
 //
-//   construction:  sanitizer.creating();   <construct the fiber>   sanitizer.created();
-//   resumer side:  Resuming r = sanitizer.resuming();   <switch into the task>   r.returned();
+//   construction:  <construct the fiber>   sanitizer.created();
+//   resumer side:  Resuming r = sanitizer.resuming();   <switch into the task>
+//                  r.returned(task_finished);
 //   task side:     sanitizer.arrived();  ...  sanitizer.leaving();   <switch back>
 //                  (or leaving_for_good() before the task's last switch out)
 #pragma once
@@ -52,19 +53,21 @@ public:
     class Resuming {
     public:
         // Back on the resumer's stack: the task suspended or finished.
-        void returned();
+        void returned(bool task_finished);
 
     private:
         friend class FiberSanitizer;
 #ifdef MOQ_SIM_ASAN
         void* fake_stack_ = nullptr;  // the resumer's fake frames, kept while it is away
 #endif
+#ifdef MOQ_SIM_TSAN
+        void* resumer_fiber_ = nullptr;
+#endif
     };
     // Called right before the switch into the task.
     [[nodiscard]] Resuming resuming();
-    // Around the fiber's construction, which switches into the new stack and straight
-    // back (TSan only: ASan is told of the stack when the task first runs).
-    void creating();
+    // After the fiber's construction, which ran the first instructions of its entry
+    // function on the new stack and came straight back.
     void created();
 
     // On the task's stack, right after a switch into it (first entry or a resume).
@@ -97,10 +100,9 @@ class FiberSanitizer {
 public:
     void set_stack(const void*, std::size_t) {}
     struct Resuming {
-        void returned() {}
+        void returned(bool) {}
     };
     [[nodiscard]] Resuming resuming() { return {}; }
-    void creating() {}
     void created() {}
     void arrived() {}
     void leaving() {}
