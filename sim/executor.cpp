@@ -9,6 +9,7 @@
 #include <boost/context/fixedsize_stack.hpp>
 
 #include "kio/schedule_point.hpp"
+#include "sim/fiber_sanitizer.hpp"
 #include "util/assert.hpp"
 #include "util/json_quote.hpp"
 
@@ -17,14 +18,15 @@ namespace moq::sim {
 namespace detail {
 
 // What a task's waker points at. A task gets a new identity when it polls "from a fresh
-// task"; the old one is retired, so wakes sent to it reach nobody, as they would for a
-// task that no longer polls this reader.
+// task"; wakes sent to an old one reach nobody (a stale wake), as they would for a task
+// that no longer polls this reader. The executor holds every target it made, current or
+// old, until it is destroyed; then it clears `executor` in each, so a waker that outlives
+// the executor wakes nothing.
 struct WakeTarget {
     std::atomic<std::uint32_t> refs{1};
-    Executor* executor = nullptr;
+    Executor* executor = nullptr;  // null once the executor is gone
     std::uint32_t task = 0;
     std::uint64_t identity = 0;
-    bool retired = false;
 
     kio::Waker waker() {
         refs.fetch_add(1, std::memory_order_relaxed);
@@ -54,6 +56,7 @@ struct TaskSlot {
     std::function<void(Task&)> body;
     boost::context::fiber fiber;
     boost::context::fiber back;  // the scheduler, while this task runs
+    FiberSanitizer sanitizer;    // what ASan and TSan are told of its switches
     State state = State::runnable;
     bool woken = false;  // a wake for the current identity since this poll began
     WakeTarget* identity = nullptr;
@@ -77,6 +80,26 @@ thread_local Executor* running_executor = nullptr;
 class CoreAssertionFailed : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+// Thrown inside a suspended task when the executor is destroyed before it finished, so
+// its stack unwinds (destructors run) and it returns through its ordinary last switch.
+struct TaskUnwound {};
+
+// The stack allocator of a task's fiber: a fixed-size stack, told to the sanitizers.
+class TaskStack {
+public:
+    TaskStack(std::size_t size, FiberSanitizer& sanitizer) : stack_(size), sanitizer_(&sanitizer) {}
+    boost::context::stack_context allocate() {
+        boost::context::stack_context context = stack_.allocate();
+        sanitizer_->set_stack(static_cast<const char*>(context.sp) - context.size, context.size);
+        return context;
+    }
+    void deallocate(boost::context::stack_context& context) noexcept { stack_.deallocate(context); }
+
+private:
+    boost::context::fixedsize_stack stack_;
+    FiberSanitizer* sanitizer_;
 };
 
 void throw_core_assertion(const char* file, int line, const std::string& what) {
@@ -121,12 +144,7 @@ const kio::Waiter& Task::begin_poll() {
     if (executor.options_.fresh_task_polls_per_1000 != 0 &&
         executor.random_.chance(executor.options_.fresh_task_polls_per_1000, 1000)) {
         // The same body, polled from another task from now on.
-        slot.identity->retired = true;
-        slot.identity->release();
-        slot.identity = new WakeTarget();
-        slot.identity->executor = &executor;
-        slot.identity->task = slot.id;
-        slot.identity->identity = executor.next_identity_++;
+        slot.identity = executor.new_wake_target(slot.id);
         ++slot.stats.fresh_polls;
         executor.trace_.record(executor.steps_, "fresh_task",
                                {task_field(slot), ",\"identity\":", number_text(slot.identity->identity)});
@@ -180,15 +198,26 @@ Executor::Executor(Options options)
 }
 
 Executor::~Executor() {
-    // Unwind the fibers of tasks that never finished while the executor still exists.
-    for (auto& slot : tasks_) slot->fiber = boost::context::fiber();
-    for (auto& slot : tasks_) {
-        slot->park.release();
-        if (slot->identity) {
-            slot->identity->executor = nullptr;
-            slot->identity->release();
-        }
+    // Unwind the fibers of tasks that never finished while the executor still exists:
+    // each is resumed once more, throws TaskUnwound where it was suspended and returns.
+    unwinding_ = true;
+    for (auto& slot : tasks_)
+        if (slot->fiber) resume(*slot);
+    for (auto& slot : tasks_) slot->park.release();
+    // Every target, current or old, goes dead: a waker kept past this point wakes nothing.
+    for (WakeTarget* target : wake_targets_) {
+        target->executor = nullptr;
+        target->release();
     }
+}
+
+WakeTarget* Executor::new_wake_target(std::uint32_t task) {
+    auto* target = new WakeTarget();
+    target->executor = this;
+    target->task = task;
+    target->identity = next_identity_++;
+    wake_targets_.push_back(target);
+    return target;
 }
 
 Executor* Executor::current() { return running_executor; }
@@ -199,26 +228,28 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
     slot->name = std::move(name);
     slot->field = "\"task\":" + util::json_quote(slot->name);
     slot->body = std::move(body);
-    slot->identity = new WakeTarget();
-    slot->identity->executor = this;
-    slot->identity->task = slot->id;
-    slot->identity->identity = next_identity_++;
+    slot->identity = new_wake_target(slot->id);
     TaskSlot* raw = slot.get();
     slot->fiber = boost::context::fiber(
-        std::allocator_arg, boost::context::fixedsize_stack(options_.stack_size),
+        std::allocator_arg, TaskStack(options_.stack_size, raw->sanitizer),
         [this, raw](boost::context::fiber&& scheduler) {
+            raw->sanitizer.arrived();
             raw->back = std::move(scheduler);
             try {
-                Task handle(*this, *raw);
-                raw->body(handle);
-            } catch (const boost::context::detail::forced_unwind&) {
-                throw;  // the executor is unwinding an unfinished task
+                if (!unwinding_) {
+                    Task handle(*this, *raw);
+                    raw->body(handle);
+                }
+            } catch (const TaskUnwound&) {
+                // the executor is going away: this task ends here
             } catch (...) {
                 task_error_ = std::current_exception();
             }
             raw->state = TaskSlot::State::finished;
+            raw->sanitizer.leaving_for_good();
             return std::move(raw->back);
         });
+    raw->sanitizer.created();
     trace_.record(steps_, "spawn", task_field(*raw));
     tasks_.push_back(std::move(slot));
     strategy_->spawned(raw->id);
@@ -280,11 +311,18 @@ void Executor::resume(TaskSlot& slot) {
     running_ = &slot;
     slot.state = TaskSlot::State::running;
     ++switches_;
+    FiberSanitizer::Resuming switching = slot.sanitizer.resuming();
     slot.fiber = std::move(slot.fiber).resume();
+    switching.returned(!slot.fiber);
     running_ = outer;
 }
 
-void Executor::suspend(TaskSlot& slot) { slot.back = std::move(slot.back).resume(); }
+void Executor::suspend(TaskSlot& slot) {
+    slot.sanitizer.leaving();
+    slot.back = std::move(slot.back).resume();
+    slot.sanitizer.arrived();
+    if (unwinding_) throw TaskUnwound{};
+}
 
 std::vector<std::uint32_t> Executor::runnable_except(std::uint32_t task) const {
     std::vector<std::uint32_t> others;
@@ -330,6 +368,18 @@ RunResult Executor::finish(Outcome outcome, std::string message) {
     result.digest = trace_.digest();
     result.time = clock_.now();
     return result;
+}
+
+std::optional<std::string> Executor::clock_stuck(kio::Instant to) const {
+    const kio::Instant now = clock_.now();
+    if (now < to)
+        return "the clock cannot advance: told to move to " + std::to_string(to.since_start.count()) + " ns, it stays at " +
+               std::to_string(now.since_start.count()) + " ns";
+    // The clock fires every deadline at or before its time, so one still due fired nothing.
+    if (const auto next = clock_.next_deadline(); next && *next <= now)
+        return "advancing the clock fired nothing: a deadline at " + std::to_string(next->since_start.count()) +
+               " ns is still pending at " + std::to_string(now.since_start.count()) + " ns";
+    return std::nullopt;
 }
 
 RunResult Executor::run() {
@@ -401,8 +451,14 @@ RunResult Executor::run_loop() {
                 firing_timers_ = true;  // an inline wake may poll a task before the last timer fired
                 clock_.advance_to(to);
                 firing_timers_ = false;
+                if (std::optional<std::string> stuck = clock_stuck(to)) return finish(Outcome::livelock, *stuck);
                 if (clock_.now().since_start > options_.max_time)
                     return finish(Outcome::time_budget, "virtual time passed its budget");
+                if (++advances_without_step_ > options_.max_advances_without_step)
+                    return finish(Outcome::livelock, "the clock moved more than " +
+                                                         std::to_string(options_.max_advances_without_step) +
+                                                         " times in a row with no task to run: timers keep firing "
+                                                         "without progress");
                 continue;
             }
             if (quiescence_) {
@@ -415,6 +471,7 @@ RunResult Executor::run_loop() {
 
         if (++steps_ > options_.max_steps)
             return finish(Outcome::livelock, "step budget of " + std::to_string(options_.max_steps) + " exceeded");
+        advances_without_step_ = 0;
         const std::uint32_t chosen = strategy_->pick(runnable_);
         runnable_.erase(std::find(runnable_.begin(), runnable_.end(), chosen));
         TaskSlot& slot = *tasks_[chosen];

@@ -49,6 +49,9 @@ struct Options {
     // Budgets that turn a hang into a report.
     std::uint64_t max_steps = 200000;
     kio::Duration max_time = std::chrono::hours(1);
+    // Clock moves in a row with no task picked to run (tasks polled only inline from
+    // timers that keep re-arming): past this the run is a livelock.
+    std::uint64_t max_advances_without_step = 100000;
     // At quiescence with tasks still parked: a quiet end (true) or a deadlock (false).
     bool parked_at_quiescence_is_quiet = false;
     bool keep_trace = false;
@@ -172,6 +175,9 @@ private:
     void preempt_point(const char* where);
     static void schedule_point_hook(const char* where);
     std::vector<std::uint32_t> runnable_except(std::uint32_t task) const;
+    detail::WakeTarget* new_wake_target(std::uint32_t task);
+    // After the clock was told to move to `to`: why it cannot go on, if it cannot.
+    std::optional<std::string> clock_stuck(kio::Instant to) const;
     RunResult finish(Outcome outcome, std::string message);
     std::string parked_tasks() const;
 
@@ -186,11 +192,14 @@ private:
     detail::TaskSlot* running_ = nullptr;  // the innermost task running (inline wakes nest)
     bool firing_timers_ = false;             // the clock has moved and its timers are firing
     bool in_run_ = false;                   // inline wakes only while run() drives the tasks
+    bool unwinding_ = false;                // the destructor is unwinding unfinished tasks
     std::uint64_t steps_ = 0;
     std::uint64_t polls_ = 0;
     std::uint64_t switches_ = 0;
     std::uint64_t wakes_ = 0;
     std::uint64_t next_identity_ = 1;
+    std::uint64_t advances_without_step_ = 0;
+    std::vector<detail::WakeTarget*> wake_targets_;  // every one made, each holding a reference
     std::function<std::optional<std::string>()> quiescence_;
     std::function<std::optional<std::string>()> settled_;
     std::exception_ptr task_error_;

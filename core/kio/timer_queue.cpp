@@ -4,6 +4,7 @@
 
 #include "kio/core_lock.hpp"
 #include "kio/schedule_point.hpp"
+#include "util/mutation.hpp"
 
 namespace moq::kio {
 
@@ -16,7 +17,8 @@ void TimerQueue::fire_until(Instant now) {
     std::vector<WaiterList> due;
     {
         CoreLock lock(mutex_);
-        auto end = lists_.upper_bound(now);
+        // Due means at or before `now`: a deadline equal to now fires on this move.
+        auto end = MOQ_SITE("timers.fire.due_now", notify) ? lists_.upper_bound(now) : lists_.lower_bound(now);
         for (auto it = lists_.begin(); it != end; ++it) due.push_back(it->second.take());
         lists_.erase(lists_.begin(), end);
     }

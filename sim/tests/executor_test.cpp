@@ -1,6 +1,7 @@
 // The executor's own tests: wakes, fairness, strategies, failure reports, time.
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "kio/deadline.hpp"
 #include "sim/executor.hpp"
 #include "util/assert.hpp"
+#include "util/mutation.hpp"
 
 using moq::kio::Consumer;
 using moq::kio::Deadline;
@@ -151,6 +153,54 @@ TEST_CASE("a_task_that_never_parks_hits_the_step_budget") {
     CHECK(result.steps == 501);
 }
 
+TEST_CASE("timers_that_keep_firing_with_no_task_to_run_end_as_a_livelock") {
+    // Polled only inline from its own timer, which it re-arms a nanosecond ahead on every
+    // poll, the task never takes a step: the step budget cannot end this run, and the
+    // time budget only after a million moves of the clock. The bound on moves in a row
+    // without a step ends it first.
+    Options options = with(StrategyKind::fifo);
+    options.inline_wakes = true;
+    options.max_advances_without_step = 1000;
+    options.max_time = 1ms;
+    Executor executor{options};
+    executor.spawn("rearming", [](Task& task) {
+        Deadline deadline{task.clock()};
+        task.wait([&](const moq::kio::Waiter& waiter) -> moq::kio::Poll<int> {
+            deadline.after(1ns);
+            static_cast<void>(deadline.poll(waiter));
+            return moq::kio::Poll<int>::pending();
+        });
+    });
+    const auto result = executor.run();
+    CHECK(result.outcome == Outcome::livelock);
+    CHECK(result.message.find("more than 1000 times in a row") != std::string::npos);
+    CHECK(result.time < Instant{2us});
+}
+
+TEST_CASE("a_deadline_due_now_that_fires_nothing_ends_as_a_livelock" *
+          doctest::skip(!moq::mutation::mutants_enabled())) {
+    // A timer queue that skips a deadline equal to now (its site switched off, in a
+    // mutants build) leaves the sleeper's deadline pending once the clock reached it: the
+    // clock cannot move on and nothing can run. A failure with its replay, not a hang.
+    REQUIRE(moq::mutation::set_active_mutant("timers.fire.due_now"));
+    struct SwitchBackOn {
+        ~SwitchBackOn() { moq::mutation::set_active_mutant(""); }
+    } switch_back_on;
+    Executor executor{with(StrategyKind::random)};
+    executor.spawn("sleeper", [](Task& task) {
+        Deadline deadline{task.clock()};
+        deadline.after(5s);
+        task.wait([&](const moq::kio::Waiter& waiter) { return deadline.poll(waiter); });
+    });
+    const auto result = executor.run();
+    CHECK(result.outcome == Outcome::livelock);
+    CHECK(result.message.find("advancing the clock fired nothing") != std::string::npos);
+    CHECK(result.time == Instant{5s});
+    const std::string report = result.report("moqsim replay --suite gate --seed 1 --case 0");
+    CHECK(report.find("moqsim: livelock: ") == 0);
+    CHECK(report.find("replay: moqsim replay --suite gate --seed 1 --case 0") != std::string::npos);
+}
+
 TEST_CASE("time_jumps_to_the_next_deadline") {
     Executor executor{with(StrategyKind::random)};
     Instant woke_at;
@@ -264,6 +314,29 @@ TEST_CASE("wakes_to_a_retired_identity_reach_nobody") {
     });
     CHECK(executor.run().outcome == Outcome::deadlock);
     first.reset();
+}
+
+TEST_CASE("wakers_kept_past_the_executor_wake_nothing") {
+    // Wakers of every identity a task polled with, the old ones too, are kept past the
+    // executor's life (declared before it): waking them then must touch nothing of it
+    // (a use after free, which ASan reports, if an old identity still points at it).
+    Options options = with(StrategyKind::fifo);
+    options.fresh_task_polls_per_1000 = 1000;  // every poll from a new identity
+    std::vector<moq::kio::Waker> kept;
+    auto executor = std::make_unique<Executor>(options);
+    executor->spawn("reader", [&](Task& task) {
+        for (int i = 0; i < 3; ++i) {
+            task.wait([&](const moq::kio::Waiter& waiter) -> moq::kio::Poll<int> {
+                kept.push_back(waiter.waker());
+                return i;
+            });
+        }
+    });
+    REQUIRE(executor->run().outcome == Outcome::finished);
+    CHECK(executor->task_stats(0).fresh_polls == 3);
+    executor.reset();
+    REQUIRE(kept.size() == 3);
+    for (const moq::kio::Waker& waker : kept) waker.wake();
 }
 
 TEST_CASE("an_inline_wake_polls_the_parked_task_before_the_waker_returns") {
