@@ -8,6 +8,9 @@
 namespace moq::kio {
 
 void TimerQueue::add(Instant at, const Waiter& waiter) {
+    // Never comes: a timer kept for it would only draw a clock that jumps to its next
+    // deadline to the end of time.
+    if (at >= Instant::never()) return;
     CoreLock lock(mutex_);
     waiter.register_on(lists_[at]);
 }
