@@ -63,7 +63,7 @@ TrackCursor& ResumeReader::cursor(Copy& copy, Walk walk) {
     std::optional<TrackCursor>& slot = copy.cursors[index(walk)];
     if (!slot) {
         std::uint64_t floor = std::max(range_start_, copy.start);
-        if (walk == Walk::sequence && floor_) floor = std::max(floor, *floor_ + 1);
+        if (walk == Walk::sequence && floor_) floor = std::max(floor, one_past(*floor_));
         slot.emplace(copy.track.cursor(walk, floor));
     }
     return *slot;
@@ -96,7 +96,7 @@ bool ResumeReader::may_land(const Copy& copy, Walk walk, std::optional<std::uint
         upper = std::min(upper, *below - 1);
     }
     lower = std::max({lower, range_start_, copy.start});
-    if (walk == Walk::sequence && floor_) lower = std::max(lower, *floor_ + 1);
+    if (walk == Walk::sequence && floor_) lower = std::max(lower, one_past(*floor_));
     if (lower > upper) return false;
     return copy.track.cell().read([&](const TrackState& state) {
         if (state.abort) return false;
@@ -127,7 +127,7 @@ void ResumeReader::let_go(Walk walk, kio::Instant now) {
 bool ResumeReader::range_exhausted(Walk walk) const {
     if (!range_end_) return false;
     if (range_start_ >= *range_end_) return true;
-    if (walk == Walk::sequence) return floor_ && *floor_ + 1 >= *range_end_;
+    if (walk == Walk::sequence) return floor_ && one_past(*floor_) >= *range_end_;
     // Below the delivered floor everything counts as handed out; above it at most the
     // window's sequences were.
     const std::uint64_t from = std::max(range_start_, delivered_floor_);
@@ -319,13 +319,13 @@ std::optional<GroupConsumer> ResumeReader::take() {
         // Every copy's sequence cursor moves past it too, not only the one it came from:
         // an aborted group just above the floor then counts as filled in each, so a
         // finished serving copy can end (R11, R17).
-        raise_sequence_cursors(sequence + 1);
+        raise_sequence_cursors(one_past(sequence));
     } else {
         delivered_.insert(sequence);
         // Bounded: the lowest is forgotten, and with it everything below it counts as
         // handed out, so a copy that still has it never hands it out twice (R5).
         while (delivered_.size() > options_.delivered_window) {
-            delivered_floor_ = std::max(delivered_floor_, *delivered_.begin() + 1);
+            delivered_floor_ = std::max(delivered_floor_, one_past(*delivered_.begin()));
             delivered_.erase(delivered_.begin());
         }
     }
@@ -359,7 +359,7 @@ void ResumeReader::skip_ordered(std::uint64_t floor) {
     if (peeked_ && peeked_->walk == Walk::sequence && peeked_->peek.sequence <= floor) peeked_.reset();
     // The copies' sequence cursors move too: an aborted group just above the new floor
     // then counts as filled, so a finished copy can end (R11, R17).
-    raise_sequence_cursors(floor + 1);
+    raise_sequence_cursors(one_past(floor));
     // A raised floor can turn a replaced copy from waiting to done, which no input
     // notifies.
     if (MOQ_SITE("resume.skip_ordered.disarm", disarm)) disarm_all();

@@ -7,11 +7,24 @@
 namespace moq::model {
 
 std::variant<GroupProducer, Error> TrackProducer::create_group(std::uint64_t sequence, GroupLimits limits) {
+    return land(sequence, limits);
+}
+
+std::variant<GroupProducer, Error> TrackProducer::append_group(GroupLimits limits) { return land(std::nullopt, limits); }
+
+std::variant<GroupProducer, Error> TrackProducer::land(std::optional<std::uint64_t> at, GroupLimits limits) {
     std::optional<GroupProducer> created;
     std::optional<Error> refused;
+    // One step: an append reads the newest sequence under the same lock it lands under,
+    // so two appends never pick the same sequence.
     const bool open = cell_.modify_quietly([&](TrackState& state) {
         if (state.abort) {
             refused = *state.abort;
+            return;
+        }
+        const std::uint64_t sequence = at ? *at : state.max_sequence ? one_past(*state.max_sequence) : 0;
+        if (sequence > last_sequence) {
+            refused = Error::too_large;
         } else if ((state.final_sequence && sequence >= *state.final_sequence) || state.groups.contains(sequence)) {
             refused = Error::closed;
         } else {
@@ -27,13 +40,6 @@ std::variant<GroupProducer, Error> TrackProducer::create_group(std::uint64_t seq
     return std::move(*created);
 }
 
-std::variant<GroupProducer, Error> TrackProducer::append_group(GroupLimits limits) {
-    const std::uint64_t next = cell_.read([](const TrackState& state) {
-        return state.max_sequence ? *state.max_sequence + 1 : 0;
-    });
-    return create_group(next, limits);
-}
-
 std::optional<Error> TrackProducer::finish() { return finish_at(std::nullopt); }
 
 std::optional<Error> TrackProducer::finish_at(std::uint64_t final_sequence) {
@@ -43,7 +49,7 @@ std::optional<Error> TrackProducer::finish_at(std::uint64_t final_sequence) {
 std::optional<Error> TrackProducer::finish_at(std::optional<std::uint64_t> final_sequence) {
     std::optional<Error> refused;
     const bool open = cell_.modify_quietly([&](TrackState& state) {
-        const std::uint64_t past_newest = state.max_sequence ? *state.max_sequence + 1 : 0;
+        const std::uint64_t past_newest = state.max_sequence ? one_past(*state.max_sequence) : 0;
         if (state.final_sequence || state.abort) {
             refused = Error::closed;
         } else if (final_sequence && *final_sequence < past_newest) {
@@ -157,7 +163,7 @@ std::optional<Peek> TrackCursor::take() {
     if (walk_ == Walk::arrival) {
         ++arrival_index_;
     } else {
-        floor_ = taken->sequence + 1;
+        floor_ = one_past(taken->sequence);
     }
     // No disarm: the peek that found this group answered Ready, which left the gate
     // unarmed, and the next peek walks anyway.

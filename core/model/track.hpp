@@ -17,6 +17,7 @@
 #include "model/gated_read.hpp"
 #include "model/group.hpp"
 #include "model/next.hpp"
+#include "model/sequence.hpp"
 #include "model/walk.hpp"
 #include "util/mutation.hpp"
 
@@ -37,9 +38,11 @@ public:
     TrackProducer() : cell_(std::in_place) {}
 
     // A new group at `sequence`; refused once the track is finished at or below it,
-    // aborted, or when the sequence already exists.
+    // aborted, when the sequence already exists (`closed`), or past last_sequence
+    // (`too_large`).
     std::variant<GroupProducer, Error> create_group(std::uint64_t sequence, GroupLimits limits = {});
-    // A new group one past the newest.
+    // A new group one past the newest, read and landed under one lock; `too_large` once
+    // the newest is last_sequence.
     std::variant<GroupProducer, Error> append_group(GroupLimits limits = {});
     // No group past the newest; groups below it may still land.
     std::optional<Error> finish();
@@ -51,6 +54,8 @@ public:
     [[nodiscard]] std::optional<std::uint64_t> latest() const;
 
 private:
+    // Lands at `at`, or one past the newest without it.
+    std::variant<GroupProducer, Error> land(std::optional<std::uint64_t> at, GroupLimits limits);
     std::optional<Error> finish_at(std::optional<std::uint64_t> final_sequence);
 
     kio::Producer<TrackState> cell_;
