@@ -66,6 +66,15 @@ Presence Identity::presume(std::uint64_t list_id, std::uint64_t epoch) {
     return Presence::unknown;
 }
 
+void Identity::forget(std::uint64_t list_id) noexcept {
+    CoreLock lock(records_mutex_);
+    for (int i = 0; i < records_used_; ++i) {
+        if (records_[i].list_id != list_id) continue;
+        records_[i] = records_[--records_used_];
+        return;
+    }
+}
+
 }  // namespace detail
 
 Waiter::Waiter(const Waiter& other) : waker_(other.waker_), noop_(other.noop_) {

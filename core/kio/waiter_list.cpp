@@ -90,7 +90,15 @@ void WaiterList::add(const Waiter& waiter) {
             }
             break;
     }
-    append(identity);
+    try {
+        append(identity);
+    } catch (...) {
+        // Not added (growing the list failed): the record presume made must not claim
+        // a presence that never happened, or the next registration would be skipped
+        // and its wake lost.
+        if (id_ != 0) identity.forget(id_);
+        throw;
+    }
 }
 
 void WaiterList::append(detail::Identity& identity) {
