@@ -5,13 +5,13 @@
 namespace moq::kio {
 
 Instant ManualClock::now() const {
-    CoreLock lock(mutex_);
+    CoreLock lock(mutex_, LockLevel::clock);
     return now_;
 }
 
 void ManualClock::wake_at(Instant at, const Waiter& waiter) {
     {
-        CoreLock lock(mutex_);
+        CoreLock lock(mutex_, LockLevel::clock);
         if (at > now_) {
             timers_.add(at, waiter);
             return;
@@ -22,7 +22,7 @@ void ManualClock::wake_at(Instant at, const Waiter& waiter) {
 
 void ManualClock::advance_to(Instant at) {
     {
-        CoreLock lock(mutex_);
+        CoreLock lock(mutex_, LockLevel::clock);
         // Never is never reached: a deadline at it stays Pending however far time goes.
         if (at > Instant::last()) at = Instant::last();
         if (at > now_) now_ = at;

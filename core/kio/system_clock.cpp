@@ -16,7 +16,7 @@ SystemClock::SystemClock() : start_(std::chrono::steady_clock::now()), thread_([
 
 SystemClock::~SystemClock() {
     {
-        CoreLock lock(mutex_);
+        CoreLock lock(mutex_, LockLevel::clock);
         stopping_ = true;
     }
     changed_.notify_all();
@@ -32,7 +32,7 @@ void SystemClock::wake_at(Instant at, const Waiter& waiter) {
     {
         // Taken so the timer thread cannot miss the new deadline between its check
         // and its wait.
-        CoreLock lock(mutex_);
+        CoreLock lock(mutex_, LockLevel::clock);
     }
     changed_.notify_all();
 }

@@ -11,14 +11,14 @@ void TimerQueue::add(Instant at, const Waiter& waiter) {
     // Never comes: a timer kept for it would only draw a clock that jumps to its next
     // deadline to the end of time.
     if (at >= Instant::never()) return;
-    CoreLock lock(mutex_);
+    CoreLock lock(mutex_, LockLevel::timers);
     waiter.register_on(lists_[at]);
 }
 
 void TimerQueue::fire_until(Instant now) {
     std::vector<WaiterList> due;
     {
-        CoreLock lock(mutex_);
+        CoreLock lock(mutex_, LockLevel::timers);
         auto end = lists_.upper_bound(now);
         for (auto it = lists_.begin(); it != end; ++it) due.push_back(it->second.take());
         lists_.erase(lists_.begin(), end);
@@ -29,13 +29,13 @@ void TimerQueue::fire_until(Instant now) {
 }
 
 std::optional<Instant> TimerQueue::earliest() const {
-    CoreLock lock(mutex_);
+    CoreLock lock(mutex_, LockLevel::timers);
     if (lists_.empty()) return std::nullopt;
     return lists_.begin()->first;
 }
 
 std::size_t TimerQueue::pending() const {
-    CoreLock lock(mutex_);
+    CoreLock lock(mutex_, LockLevel::timers);
     std::size_t count = 0;
     for (const auto& [at, list] : lists_) count += list.size();
     return count;

@@ -45,7 +45,7 @@ bool Identity::try_upgrade() noexcept {
 }
 
 Presence Identity::presume(std::uint64_t list_id, std::uint64_t epoch) {
-    CoreLock lock(records_mutex_);
+    CoreLock lock(records_mutex_, LockLevel::waiter_records);
     for (int i = 0; i < records_used_; ++i) {
         Record& record = records_[i];
         if (record.list_id != list_id) continue;
@@ -67,7 +67,7 @@ Presence Identity::presume(std::uint64_t list_id, std::uint64_t epoch) {
 }
 
 void Identity::forget(std::uint64_t list_id) noexcept {
-    CoreLock lock(records_mutex_);
+    CoreLock lock(records_mutex_, LockLevel::waiter_records);
     for (int i = 0; i < records_used_; ++i) {
         if (records_[i].list_id != list_id) continue;
         records_[i] = records_[--records_used_];

@@ -40,7 +40,7 @@ public:
     }
 
     void record(const kio::Waker& task) {
-        kio::CoreLock lock(mutex_);
+        kio::CoreLock lock(mutex_, kio::LockLevel::gate);
         task_ = task;
     }
     void clear_fired() { fired_.store(false, std::memory_order_release); }
@@ -63,7 +63,7 @@ private:
         kio::schedule_point("wake.idle.fire");
         kio::Waker task;
         {
-            kio::CoreLock lock(mutex_);
+            kio::CoreLock lock(mutex_, kio::LockLevel::gate);
             task = task_;
         }
         // Outside the lock: the task may poll again inline and start a new walk.

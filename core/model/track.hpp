@@ -24,6 +24,7 @@
 namespace moq::model {
 
 struct TrackState {
+    static constexpr kio::LockLevel lock_level = kio::LockLevel::track;  // its cell's, in the lock order
     std::map<std::uint64_t, GroupConsumer> groups;  // a reader at frame 0 of each group
     std::vector<std::uint64_t> arrival;             // sequences in landing order
     std::optional<std::uint64_t> max_sequence;
