@@ -226,6 +226,7 @@ public:
         {
             CoreLock lock(state_->mutex, cell_lock_level<T>);
             // Decided under the lock in step with the closed flag.
+            MOQ_ASSERT_GT(state_->producers, 0u);
             if (--state_->producers == 0 && !state_->closed) {
                 std::forward<F>(on_last)(state_->value);
                 woken = state_->close_locked();
@@ -323,6 +324,7 @@ private:
         WaiterList woken = WaiterList::untracked();
         {
             CoreLock lock(state_->mutex, cell_lock_level<T>);
+            MOQ_ASSERT_GT(state_->consumers, 0u);
             if (--state_->consumers == 0) woken = state_->consumer_waiters.take();
         }
         detail::wake_unlocked(woken, "wake.cell.consumers");

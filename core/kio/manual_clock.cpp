@@ -1,6 +1,7 @@
 #include "kio/manual_clock.hpp"
 
 #include "kio/core_lock.hpp"
+#include "util/assert.hpp"
 
 namespace moq::kio {
 
@@ -27,6 +28,7 @@ void ManualClock::advance_to(Instant at) {
         if (at > Instant::last()) at = Instant::last();
         if (at > now_) now_ = at;
         at = now_;
+        MOQ_ASSERT_LT(now_.since_start.count(), Instant::never().since_start.count());
     }
     timers_.fire_until(at);
 }

@@ -2,6 +2,7 @@
 
 #include "kio/schedule_point.hpp"
 #include "model/registering.hpp"
+#include "util/assert.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {
@@ -32,6 +33,9 @@ std::variant<GroupProducer, Error> TrackProducer::land(std::optional<std::uint64
             state.groups.emplace(sequence, created->consume());
             state.arrival.push_back(sequence);
             if (!state.max_sequence || sequence > *state.max_sequence) state.max_sequence = sequence;
+            // Each group lands once, and once in the landing order cursors index into.
+            MOQ_ASSERT_EQ(state.groups.size(), state.arrival.size());
+            MOQ_ASSERT_LE(*state.max_sequence, last_sequence);
         }
     });
     if (!open) return Error::closed;
@@ -56,6 +60,8 @@ std::optional<Error> TrackProducer::finish_at(std::optional<std::uint64_t> final
             refused = Error::closed;
         } else {
             state.final_sequence = final_sequence.value_or(past_newest);
+            // Every group that landed lies below the end.
+            MOQ_ASSERT_GE(*state.final_sequence, past_newest);
         }
     });
     if (!open) return Error::closed;
@@ -123,6 +129,8 @@ kio::Poll<Next<const Peek*>> TrackCursor::walk_once(const kio::Waiter& waiter) {
 // in that order, so the check and the walk's registration on the track are one step.
 std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const TrackState& state) {
     if (walk_ == Walk::arrival) {
+        // The landing order only grows: a cursor's index never runs past it.
+        MOQ_ASSERT_LE(arrival_index_, state.arrival.size());
         for (; arrival_index_ < state.arrival.size(); ++arrival_index_) {
             const std::uint64_t sequence = state.arrival[arrival_index_];
             if (sequence < floor_) continue;
@@ -140,6 +148,7 @@ std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const 
     std::uint64_t covered_to = floor_;
     for (auto next = state.groups.lower_bound(floor_); next != state.groups.end(); ++next) {
         if (!next->second.aborted()) {
+            MOQ_ASSERT_GE(next->first, floor_);
             peeked_.emplace(Peek{next->first, next->second});
             return Next<std::monostate>(std::monostate{});
         }
@@ -163,6 +172,8 @@ std::optional<Peek> TrackCursor::take() {
     if (walk_ == Walk::arrival) {
         ++arrival_index_;
     } else {
+        // Floors only rise: a sequence peek lies at or above the floor.
+        MOQ_ASSERT_GE(taken->sequence, floor_);
         floor_ = one_past(taken->sequence);
     }
     // No disarm: the peek that found this group answered Ready, which left the gate
@@ -176,6 +187,7 @@ void TrackCursor::raise_floor(std::uint64_t floor) {
     if (floor <= floor_) return;
     floor_ = floor;
     if (peeked_ && peeked_->sequence < floor_) peeked_.reset();
+    MOQ_ASSERT(!peeked_ || peeked_->sequence >= floor_);
     if (MOQ_SITE("track.raise_floor.disarm", disarm)) disarm();
 }
 

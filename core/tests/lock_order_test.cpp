@@ -6,9 +6,12 @@
 #include <mutex>
 
 #include "kio/core_lock.hpp"
+#include "kio/waiter.hpp"
 #include "model/group.hpp"
+#include "model/idle.hpp"
 #include "model/route.hpp"
 #include "model/track.hpp"
+#include "support/counting_waker.hpp"
 #include "support/throwing_assertions.hpp"
 
 using moq::kio::CoreLock;
@@ -68,3 +71,25 @@ TEST_CASE("w3_reading_a_track_under_a_group_lock_fails_the_lock_order") {
 }
 
 #endif
+
+// Assertions at the invariants a reader relies on stay on in every build.
+TEST_CASE("i3_a_gate_walk_that_finishes_without_its_start_fails_an_assertion") {
+    const ThrowingAssertions throwing;
+    moq::model::Idle<int> gate;
+    CHECK_THROWS_WITH_AS(gate.finish(true), doctest::Contains("walking_"), AssertionThrown);
+    moq::test::WakeCounter task;
+    const moq::kio::Waiter waiter{task.waker()};
+    static_cast<void>(gate.start(waiter, 1));
+    CHECK_THROWS_WITH_AS(static_cast<void>(gate.start(waiter, 1)), doctest::Contains("walking_"), AssertionThrown);
+    gate.finish(true);
+    CHECK(gate.armed());
+}
+
+TEST_CASE("k5_a_record_ahead_of_its_lists_epoch_fails_an_assertion_that_prints_both") {
+    const ThrowingAssertions throwing;
+    moq::test::WakeCounter task;
+    const moq::kio::Waiter waiter{task.waker()};
+    moq::kio::detail::Identity& identity = waiter.identity();
+    CHECK(identity.presume(7, 3) == moq::kio::detail::Presence::unknown);
+    CHECK_THROWS_WITH_AS(identity.presume(7, 2), doctest::Contains("(left: 3, right: 2)"), AssertionThrown);
+}
