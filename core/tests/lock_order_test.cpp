@@ -1,6 +1,7 @@
 // The lock order route -> track -> group (docs/ARCHITECTURE.md): in a build with
 // assertions (no NDEBUG) a core lock taken under one of its own level or a higher one
-// fails an assertion that names both places, before it blocks.
+// fails an assertion that names both places, before it blocks. Also the assertions at
+// the invariants a reader relies on, which stay on in every build.
 #include <doctest/doctest.h>
 
 #include <mutex>
