@@ -102,7 +102,7 @@ public:
         : state_(std::make_shared<detail::CellState<T>>(std::move(value))) {}
 
     Producer(const Producer& other) : state_(other.state_) {
-        CoreLock lock(state_->mutex);
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
         ++state_->producers;
     }
     Producer(Producer&& other) noexcept = default;
@@ -121,7 +121,7 @@ public:
     bool modify(F&& change) {
         WaiterList woken = WaiterList::untracked();
         {
-            CoreLock lock(state_->mutex);
+            CoreLock lock(state_->mutex, cell_lock_level<T>);
             if (state_->closed) return false;
             std::forward<F>(change)(state_->value);
             woken = state_->value_waiters.take();
@@ -137,7 +137,7 @@ public:
     // and calls notify() once for several changes.
     template <class F>
     bool modify_quietly(F&& change) {
-        CoreLock lock(state_->mutex);
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
         if (state_->closed) return false;
         std::forward<F>(change)(state_->value);
         return true;
@@ -147,7 +147,7 @@ public:
     void notify() {
         WaiterList woken = WaiterList::untracked();
         {
-            CoreLock lock(state_->mutex);
+            CoreLock lock(state_->mutex, cell_lock_level<T>);
             woken = state_->value_waiters.take();
         }
         detail::wake_unlocked(woken, "wake.cell.notify");
@@ -157,7 +157,7 @@ public:
     bool close() {
         typename detail::CellState<T>::Drained woken;
         {
-            CoreLock lock(state_->mutex);
+            CoreLock lock(state_->mutex, cell_lock_level<T>);
             if (state_->closed) return false;
             woken = state_->close_locked();
         }
@@ -167,18 +167,18 @@ public:
 
     template <class F>
     auto read(F&& reader) const {
-        CoreLock lock(state_->mutex);
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
         return std::forward<F>(reader)(std::as_const(state_->value));
     }
 
     [[nodiscard]] bool is_closed() const {
-        CoreLock lock(state_->mutex);
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
         return state_->closed;
     }
 
     // Ready once the cell closes.
     Poll<Done> poll_closed(const Waiter& waiter) const {
-        CoreLock lock(state_->mutex);
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
         if (state_->closed) return Done{};
         waiter.register_on(state_->closed_waiters);
         return Poll<Done>::pending();
@@ -203,7 +203,7 @@ private:
 
     template <class Want>
     Poll<bool> poll_consumers(const Waiter& waiter, Want want) const {
-        CoreLock lock(state_->mutex);
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
         if (state_->closed) return false;
         if (want(state_->consumers)) return true;
         waiter.register_on(state_->consumer_waiters);
@@ -224,8 +224,9 @@ public:
         typename detail::CellState<T>::Drained woken;
         bool closing = false;
         {
-            CoreLock lock(state_->mutex);
+            CoreLock lock(state_->mutex, cell_lock_level<T>);
             // Decided under the lock in step with the closed flag.
+            MOQ_ASSERT_GT(state_->producers, 0u);
             if (--state_->producers == 0 && !state_->closed) {
                 std::forward<F>(on_last)(state_->value);
                 woken = state_->close_locked();
@@ -245,7 +246,7 @@ template <class T>
 class Consumer {
 public:
     Consumer(const Consumer& other) : state_(other.state_) {
-        CoreLock lock(state_->mutex);
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
         ++state_->consumers;
     }
     Consumer(Consumer&& other) noexcept = default;
@@ -269,7 +270,7 @@ public:
     auto poll(const Waiter& waiter, F&& predicate) const {
         using Answer = std::invoke_result_t<F, const T&>;
         using R = typename Answer::value_type;
-        CoreLock lock(state_->mutex);
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
         Answer answer = std::forward<F>(predicate)(std::as_const(state_->value));
         if (answer) return CellPoll<R>::ready(std::move(*answer));
         if (state_->closed) return CellPoll<R>::closed();
@@ -280,26 +281,26 @@ public:
     // Reads the value and registers for its next change in one locked step.
     template <class F>
     auto read_and_watch(const Waiter& waiter, F&& reader) const {
-        CoreLock lock(state_->mutex);
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
         if (!state_->closed) waiter.register_on(state_->value_waiters);
         return std::forward<F>(reader)(std::as_const(state_->value));
     }
 
     template <class F>
     auto read(F&& reader) const {
-        CoreLock lock(state_->mutex);
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
         return std::forward<F>(reader)(std::as_const(state_->value));
     }
 
     Poll<Done> poll_closed(const Waiter& waiter) const {
-        CoreLock lock(state_->mutex);
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
         if (state_->closed) return Done{};
         waiter.register_on(state_->closed_waiters);
         return Poll<Done>::pending();
     }
 
     [[nodiscard]] bool is_closed() const {
-        CoreLock lock(state_->mutex);
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
         return state_->closed;
     }
 
@@ -312,7 +313,7 @@ private:
     explicit Consumer(std::shared_ptr<detail::CellState<T>> state) : state_(std::move(state)) {
         WaiterList woken = WaiterList::untracked();
         {
-            CoreLock lock(state_->mutex);
+            CoreLock lock(state_->mutex, cell_lock_level<T>);
             if (state_->consumers++ == 0) woken = state_->consumer_waiters.take();
         }
         detail::wake_unlocked(woken, "wake.cell.consumers");
@@ -322,7 +323,8 @@ private:
         if (!state_) return;
         WaiterList woken = WaiterList::untracked();
         {
-            CoreLock lock(state_->mutex);
+            CoreLock lock(state_->mutex, cell_lock_level<T>);
+            MOQ_ASSERT_GT(state_->consumers, 0u);
             if (--state_->consumers == 0) woken = state_->consumer_waiters.take();
         }
         detail::wake_unlocked(woken, "wake.cell.consumers");

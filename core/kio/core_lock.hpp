@@ -1,12 +1,16 @@
-// The core's locks. Every mutex of the core is taken through CoreLock. In a build with
-// assertions (no NDEBUG) it counts the core locks this thread holds and remembers where
-// the innermost was taken, so a waker run or a schedule point under a core lock is
-// caught where it happens (assert_no_core_lock). With NDEBUG, CoreLock is a plain
-// std::lock_guard and the check is nothing.
+// The core's locks. Every mutex of the core is taken through CoreLock, with its level in
+// the lock order (docs/ARCHITECTURE.md: route, then track, then group, then the leaf
+// locks). In a build with assertions (no NDEBUG) it counts the core locks this thread
+// holds and remembers where and at which level the innermost was taken, so a waker run
+// or a schedule point under a core lock (assert_no_core_lock), and a lock taken under
+// one of its own level or a higher one, are caught where they happen, before the lock
+// blocks. With NDEBUG, CoreLock is a plain std::lock_guard and the checks are nothing.
 #pragma once
 
+#include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "util/assert.hpp"
 
@@ -20,6 +24,47 @@ struct CodePlace {
     int line = 0;
 };
 
+// The lock order: a thread holding a lock takes only locks of a higher level.
+enum class LockLevel : std::uint8_t {
+    none = 0,        // no lock held
+    route = 1,       // a route cell: its state holds the serving track's consumer
+    track = 2,       // a track cell: its state holds a consumer of each group
+    group = 3,       // a group cell
+    cell = 4,        // any other cell (preferences, tests'); nothing is taken under it but leaves
+    gate = 5,        // an idle gate's recorded task
+    clock = 6,       // a clock's time
+    timers = 7,      // a timer queue
+    waiter_records = 8,  // an identity's records of the lists it joined: innermost
+};
+
+constexpr std::string_view lock_level_name(LockLevel level) {
+    switch (level) {
+        case LockLevel::none: return "none";
+        case LockLevel::route: return "route";
+        case LockLevel::track: return "track";
+        case LockLevel::group: return "group";
+        case LockLevel::cell: return "cell";
+        case LockLevel::gate: return "gate";
+        case LockLevel::clock: return "clock";
+        case LockLevel::timers: return "timers";
+        case LockLevel::waiter_records: return "waiter_records";
+    }
+    return "unknown";
+}
+
+// The level of the lock of a cell holding a T: its `lock_level` if it names one (the
+// model's route, track and group states do), else `cell`.
+template <class T>
+constexpr LockLevel lock_level_of() {
+    if constexpr (requires { T::lock_level; }) {
+        return T::lock_level;
+    } else {
+        return LockLevel::cell;
+    }
+}
+template <class T>
+inline constexpr LockLevel cell_lock_level = lock_level_of<T>();
+
 #ifndef NDEBUG
 
 namespace detail {
@@ -27,21 +72,39 @@ namespace detail {
 struct HeldLocks {
     int count = 0;
     CodePlace innermost;
+    LockLevel level = LockLevel::none;  // of the innermost, the highest held
 };
 inline thread_local HeldLocks held_locks;
 
 }  // namespace detail
 
+// Stops the program (through the assertion handler) unless `level` lies above every
+// lock this thread holds; returns `mutex` to be locked.
+inline std::mutex& in_lock_order(std::mutex& mutex, LockLevel level, CodePlace at) {
+    const detail::HeldLocks& held = detail::held_locks;
+    if (held.count == 0 || level > held.level) [[likely]]
+        return mutex;
+    util::assertion_failed(at.file, at.line,
+                           std::string("core lock of level ") + std::string(lock_level_name(level)) +
+                               " taken while this thread holds level " + std::string(lock_level_name(held.level)) +
+                               ", taken at " + held.innermost.file + ":" + std::to_string(held.innermost.line) +
+                               " (the order is route, track, group, then the leaf locks)");
+}
+
 class CoreLock {
 public:
-    explicit CoreLock(std::mutex& mutex, const char* file = __builtin_FILE(), int line = __builtin_LINE())
-        : guard_(mutex), outer_(detail::held_locks.innermost) {
+    CoreLock(std::mutex& mutex, LockLevel level, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+        : guard_(in_lock_order(mutex, level, CodePlace{file, line})),
+          outer_(detail::held_locks.innermost),
+          outer_level_(detail::held_locks.level) {
         ++detail::held_locks.count;
         detail::held_locks.innermost = CodePlace{file, line};
+        detail::held_locks.level = level;
     }
     ~CoreLock() {
         --detail::held_locks.count;
         detail::held_locks.innermost = outer_;
+        detail::held_locks.level = outer_level_;
     }
     CoreLock(const CoreLock&) = delete;
     CoreLock& operator=(const CoreLock&) = delete;
@@ -49,6 +112,7 @@ public:
 private:
     std::lock_guard<std::mutex> guard_;
     CodePlace outer_;
+    LockLevel outer_level_;
 };
 
 // How many core locks this thread holds now.
@@ -68,7 +132,13 @@ inline void assert_no_core_lock(const char* what, CodePlace at) {
 
 #else
 
-using CoreLock = std::lock_guard<std::mutex>;
+class CoreLock {
+public:
+    CoreLock(std::mutex& mutex, LockLevel) : guard_(mutex) {}
+
+private:
+    std::lock_guard<std::mutex> guard_;
+};
 
 inline int core_locks_held() { return 0; }
 inline void assert_no_core_lock(const char*, CodePlace) {}

@@ -15,7 +15,8 @@ public:
     [[nodiscard]] Instant now() const override;
     void wake_at(Instant at, const Waiter& waiter) override;
 
-    // Moves time forward (never back) and fires what came due.
+    // Moves time forward (never back, and no further than Instant::last()) and fires
+    // what came due.
     void advance_to(Instant at);
     void advance_by(Duration by);
     [[nodiscard]] std::optional<Instant> next_deadline() const { return timers_.earliest(); }

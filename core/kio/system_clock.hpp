@@ -1,7 +1,9 @@
 // The production clock: steady time, with a timer thread that wakes deadlines.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -20,6 +22,8 @@ public:
 
     [[nodiscard]] Instant now() const override;
     void wake_at(Instant at, const Waiter& waiter) override;
+    // How often the timer thread woke, for tests: a far deadline must not spin it.
+    [[nodiscard]] std::uint64_t timer_turns() const { return turns_.load(std::memory_order_relaxed); }
 
 private:
     void run();
@@ -29,6 +33,7 @@ private:
     std::mutex mutex_;
     std::condition_variable changed_;
     bool stopping_ = false;
+    std::atomic<std::uint64_t> turns_{0};
     std::thread thread_;
 };
 

@@ -14,6 +14,12 @@ using Duration = std::chrono::nanoseconds;
 struct Instant {
     Duration since_start{0};
 
+    // The instant no clock reaches: a deadline that never comes (what a deadline too far
+    // to represent saturates to). No timer is kept for it and no clock moves to it.
+    static constexpr Instant never() { return Instant{Duration::max()}; }
+    // The farthest instant a clock may reach, one step short of never.
+    static constexpr Instant last() { return Instant{Duration::max() - Duration(1)}; }
+
     friend auto operator<=>(const Instant&, const Instant&) = default;
     // Saturating: a deadline too far to represent is the farthest instant, never a
     // wrapped one in the past (which would fire at once).

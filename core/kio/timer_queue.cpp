@@ -9,14 +9,17 @@
 namespace moq::kio {
 
 void TimerQueue::add(Instant at, const Waiter& waiter) {
-    CoreLock lock(mutex_);
+    // Never comes: a timer kept for it would only draw a clock that jumps to its next
+    // deadline to the end of time.
+    if (at >= Instant::never()) return;
+    CoreLock lock(mutex_, LockLevel::timers);
     waiter.register_on(lists_[at]);
 }
 
 void TimerQueue::fire_until(Instant now) {
     std::vector<WaiterList> due;
     {
-        CoreLock lock(mutex_);
+        CoreLock lock(mutex_, LockLevel::timers);
         // Due means at or before `now`: a deadline equal to now fires on this move.
         auto end = MOQ_SITE("timers.fire.due_now", notify) ? lists_.upper_bound(now) : lists_.lower_bound(now);
         for (auto it = lists_.begin(); it != end; ++it) due.push_back(it->second.take());
@@ -28,13 +31,13 @@ void TimerQueue::fire_until(Instant now) {
 }
 
 std::optional<Instant> TimerQueue::earliest() const {
-    CoreLock lock(mutex_);
+    CoreLock lock(mutex_, LockLevel::timers);
     if (lists_.empty()) return std::nullopt;
     return lists_.begin()->first;
 }
 
 std::size_t TimerQueue::pending() const {
-    CoreLock lock(mutex_);
+    CoreLock lock(mutex_, LockLevel::timers);
     std::size_t count = 0;
     for (const auto& [at, list] : lists_) count += list.size();
     return count;

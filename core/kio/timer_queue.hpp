@@ -14,6 +14,7 @@ namespace moq::kio {
 
 class TimerQueue {
 public:
+    // Keeps nothing for Instant::never(): it never fires.
     void add(Instant at, const Waiter& waiter);
     // Wakes, outside the lock, every waiter whose instant is at or before `now`.
     void fire_until(Instant now);

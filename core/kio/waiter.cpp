@@ -45,10 +45,12 @@ bool Identity::try_upgrade() noexcept {
 }
 
 Presence Identity::presume(std::uint64_t list_id, std::uint64_t epoch) {
-    CoreLock lock(records_mutex_);
+    CoreLock lock(records_mutex_, LockLevel::waiter_records);
     for (int i = 0; i < records_used_; ++i) {
         Record& record = records_[i];
         if (record.list_id != list_id) continue;
+        // A list's epoch only grows (each drain bumps it): a record is never ahead.
+        MOQ_ASSERT_LE(record.epoch, epoch);
         const bool current = record.epoch == epoch;
         record.epoch = epoch;
         return current ? Presence::present : Presence::absent;
@@ -62,8 +64,18 @@ Presence Identity::presume(std::uint64_t list_id, std::uint64_t epoch) {
     } else {
         ++records_used_;
     }
+    MOQ_ASSERT_LT(slot, recorded_lists);
     records_[slot] = Record{list_id, epoch};
     return Presence::unknown;
+}
+
+void Identity::forget(std::uint64_t list_id) noexcept {
+    CoreLock lock(records_mutex_, LockLevel::waiter_records);
+    for (int i = 0; i < records_used_; ++i) {
+        if (records_[i].list_id != list_id) continue;
+        records_[i] = records_[--records_used_];
+        return;
+    }
 }
 
 }  // namespace detail

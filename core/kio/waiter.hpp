@@ -47,6 +47,8 @@ public:
     // Answers whether this identity is still in list `list_id` at `epoch`, and records
     // that it is about to be (every path out of registration leaves it registered).
     Presence presume(std::uint64_t list_id, std::uint64_t epoch);
+    // Drops the record of list `list_id`, whose registration presume announced failed.
+    void forget(std::uint64_t list_id) noexcept;
 
 private:
     struct Record {

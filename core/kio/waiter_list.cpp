@@ -90,7 +90,15 @@ void WaiterList::add(const Waiter& waiter) {
             }
             break;
     }
-    append(identity);
+    try {
+        append(identity);
+    } catch (...) {
+        // Not added (growing the list failed): the record presume made must not claim
+        // a presence that never happened, or the next registration would be skipped
+        // and its wake lost.
+        if (id_ != 0) identity.forget(id_);
+        throw;
+    }
 }
 
 void WaiterList::append(detail::Identity& identity) {
@@ -98,6 +106,7 @@ void WaiterList::append(detail::Identity& identity) {
     // without a wake cannot grow the list without bound.
     const std::uint32_t probes = std::min<std::uint32_t>(len_, 2);
     for (std::uint32_t probe = 0; probe < probes; ++probe) {
+        MOQ_ASSERT_LT(cursor_, len_);
         detail::Identity*& slot = data_[cursor_];
         if (!slot->alive()) {
             identity.retain_weak();
@@ -112,6 +121,8 @@ void WaiterList::append(detail::Identity& identity) {
 
 void WaiterList::push(detail::Identity& identity) {
     if (len_ == capacity_) {
+        // Doubling stays within the 32-bit count.
+        MOQ_ASSERT_LE(capacity_, std::numeric_limits<std::uint32_t>::max() / 2);
         const std::uint32_t grown = capacity_ * 2;
         auto** bigger = static_cast<detail::Identity**>(::operator new(grown * sizeof(detail::Identity*)));
         std::copy(data_, data_ + len_, bigger);
@@ -119,6 +130,7 @@ void WaiterList::push(detail::Identity& identity) {
         data_ = bigger;
         capacity_ = grown;
     }
+    MOQ_ASSERT_LT(len_, capacity_);
     identity.retain_weak();
     data_[len_++] = &identity;
 }
@@ -131,6 +143,7 @@ WaiterList WaiterList::take() {
     const std::uint64_t id = id_;
     const std::uint64_t epoch = epoch_;
     snapshot.steal(*this);
+    MOQ_ASSERT_EQ(len_, 0u);
     id_ = id;  // a drain keeps the list's identity; the epoch bump above retires records
     epoch_ = epoch;
     return snapshot;
@@ -138,6 +151,8 @@ WaiterList WaiterList::take() {
 
 void WaiterList::wake() {
     WaiterList drained = take();
+    // A snapshot tracks nothing: no record can claim presence in it.
+    MOQ_ASSERT_EQ(drained.id_, 0u);
     for (std::uint32_t i = 0; i < drained.len_; ++i) {
         detail::Identity* identity = drained.data_[i];
         if (!identity->try_upgrade()) continue;

@@ -7,6 +7,7 @@
 
 #include "kio/waiter.hpp"
 #include "model/idle.hpp"
+#include "util/assert.hpp"
 
 namespace moq::model {
 
@@ -40,7 +41,11 @@ public:
         const kio::Waiter& through = had_gate ? gate_->start(waiter, key) : waiter;
         Answer answer = std::forward<Walk>(walk)(through);
         const bool pending = answer.is_pending();
-        if (had_gate) gate_->finish(pending);
+        if (had_gate) {
+            // The gate is the one the walk started through: a read never drops its gate.
+            MOQ_ASSERT(gate_ && gate_->walking());
+            gate_->finish(pending);
+        }
         if (!pending) {
             parks_in_a_row_ = 0;
         } else if (++parks_in_a_row_ >= parks_before_gate_ && !gate_ && set_up) {

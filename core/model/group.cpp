@@ -4,6 +4,7 @@
 
 #include "kio/schedule_point.hpp"
 #include "model/registering.hpp"
+#include "util/assert.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {
@@ -54,6 +55,7 @@ std::optional<Error> GroupProducer::write_frame(std::string payload) {
         too_large = refused == Error::too_large;
         if (!refused) {
             state.bytes += payload.size();
+            MOQ_ASSERT_LE(state.bytes, state.limits.max_bytes);
             state.frames.push_back(std::make_shared<const std::string>(std::move(payload)));
         }
     });
@@ -125,6 +127,7 @@ std::optional<Error> GroupProducer::finish() {
             refused = Error::frame_open;
         } else {
             state.fin = state.frames.size();
+            MOQ_ASSERT_LE(*state.fin, state.limits.max_frames);
         }
     });
     if (!open) return Error::closed;

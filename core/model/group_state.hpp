@@ -21,6 +21,7 @@ struct GroupLimits {
 };
 
 struct GroupState {
+    static constexpr kio::LockLevel lock_level = kio::LockLevel::group;  // its cell's, in the lock order
     std::uint64_t sequence = 0;
     GroupLimits limits;
     std::vector<Bytes> frames;                 // complete frames, by index

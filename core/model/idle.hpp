@@ -17,6 +17,7 @@
 #include "kio/schedule_point.hpp"
 #include "kio/waiter.hpp"
 #include "kio/waker.hpp"
+#include "util/assert.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {
@@ -40,7 +41,7 @@ public:
     }
 
     void record(const kio::Waker& task) {
-        kio::CoreLock lock(mutex_);
+        kio::CoreLock lock(mutex_, kio::LockLevel::gate);
         task_ = task;
     }
     void clear_fired() { fired_.store(false, std::memory_order_release); }
@@ -63,7 +64,7 @@ private:
         kio::schedule_point("wake.idle.fire");
         kio::Waker task;
         {
-            kio::CoreLock lock(mutex_);
+            kio::CoreLock lock(mutex_, kio::LockLevel::gate);
             task = task_;
         }
         // Outside the lock: the task may poll again inline and start a new walk.
@@ -102,6 +103,8 @@ public:
     // the same kind of walk, and the same task that parked it.
     [[nodiscard]] bool parked(const kio::Waiter& waiter, const K& key) const {
         if (!armed_ || !(key_ == key) || !gates_enabled()) return false;
+        // Armed only by a finished walk: the idle path's one extra compare.
+        MOQ_ASSERT(!walking_);
         if (shared_->fired()) return false;
         if (!MOQ_SITE("idle.parked.will_wake", gate)) return true;
         return waiter.waker().will_wake(task_);
@@ -110,6 +113,10 @@ public:
     // Begins a full walk for `waiter`'s task. Returns the waiter the walk registers
     // on every input; its identity is the same for every walk of this gate.
     const kio::Waiter& start(const kio::Waiter& waiter, const K& key) {
+        // Walks of one gate never nest or overlap: a gate is its reader's, polled by one
+        // task at a time.
+        MOQ_ASSERT(!walking_);
+        walking_ = true;
         if (!task_.will_wake(waiter.waker())) {
             task_ = waiter.waker();
             shared_->record(task_);
@@ -122,12 +129,15 @@ public:
 
     // Ends a walk: arms iff it answered Pending and nothing fired while it ran.
     void finish(bool pending) {
+        MOQ_ASSERT(walking_);
+        walking_ = false;
         const bool fired = MOQ_SITE("idle.finish.fired_during_walk", gate) && shared_->fired();
         armed_ = pending && !fired;
     }
 
     // The next read walks in full.
     void disarm() { armed_ = false; }
+    [[nodiscard]] bool walking() const { return walking_; }
 
     [[nodiscard]] bool armed() const { return armed_; }
 
@@ -137,6 +147,7 @@ private:
     kio::Waker task_;
     K key_{};
     bool armed_ = false;
+    bool walking_ = false;  // between start and finish
 };
 
 // Counts the walks and the gate's short answers of one reader, so a test or the

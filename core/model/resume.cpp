@@ -5,6 +5,7 @@
 
 #include "kio/schedule_point.hpp"
 #include "model/registering.hpp"
+#include "util/assert.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {
@@ -45,6 +46,8 @@ kio::Poll<Next<const Peek*>> ResumeReader::peek_walk(const kio::Waiter& waiter, 
 }
 
 void ResumeReader::follow_route(const RouteState& route) {
+    // Route generations only grow (every change bumps it, R1).
+    MOQ_ASSERT_GT(route.generation, seen_generation_);
     seen_generation_ = route.generation;
     const kio::Instant now = clock_->now();
     for (Copy& copy : copies_) {
@@ -55,6 +58,8 @@ void ResumeReader::follow_route(const RouteState& route) {
         copy.grace_deadline = now + options_.grace;
     }
     if (!route.serving) return;
+    // Copies stay ordered oldest first: the newest may serve (R3).
+    if (!copies_.empty()) MOQ_ASSERT_LT(copies_.back().generation, route.generation);
     Copy fresh{route.generation, *route.serving, {}, {}, false, std::nullopt, kio::Instant{}, mirrored_, newest_.value_or(0)};
     copies_.push_back(std::move(fresh));
 }
@@ -63,7 +68,7 @@ TrackCursor& ResumeReader::cursor(Copy& copy, Walk walk) {
     std::optional<TrackCursor>& slot = copy.cursors[index(walk)];
     if (!slot) {
         std::uint64_t floor = std::max(range_start_, copy.start);
-        if (walk == Walk::sequence && floor_) floor = std::max(floor, *floor_ + 1);
+        if (walk == Walk::sequence && floor_) floor = std::max(floor, one_past(*floor_));
         slot.emplace(copy.track.cursor(walk, floor));
     }
     return *slot;
@@ -96,7 +101,7 @@ bool ResumeReader::may_land(const Copy& copy, Walk walk, std::optional<std::uint
         upper = std::min(upper, *below - 1);
     }
     lower = std::max({lower, range_start_, copy.start});
-    if (walk == Walk::sequence && floor_) lower = std::max(lower, *floor_ + 1);
+    if (walk == Walk::sequence && floor_) lower = std::max(lower, one_past(*floor_));
     if (lower > upper) return false;
     return copy.track.cell().read([&](const TrackState& state) {
         if (state.abort) return false;
@@ -127,7 +132,7 @@ void ResumeReader::let_go(Walk walk, kio::Instant now) {
 bool ResumeReader::range_exhausted(Walk walk) const {
     if (!range_end_) return false;
     if (range_start_ >= *range_end_) return true;
-    if (walk == Walk::sequence) return floor_ && *floor_ + 1 >= *range_end_;
+    if (walk == Walk::sequence) return floor_ && one_past(*floor_) >= *range_end_;
     // Below the delivered floor everything counts as handed out; above it at most the
     // window's sequences were.
     const std::uint64_t from = std::max(range_start_, delivered_floor_);
@@ -179,6 +184,8 @@ void ResumeReader::hold(const Copy& copy, const Peek& peek) {
     // Bounded like the delivered set, in sequences: the furthest out goes first.
     std::size_t sequences = 0;
     for (auto held = held_.begin(); held != held_.end(); held = held_.upper_bound(held->first)) ++sequences;
+    // One more than the window at most: each hold evicts down to it.
+    MOQ_ASSERT_LE(sequences, options_.delivered_window + 1);
     if (sequences > options_.delivered_window) held_.erase(std::prev(held_.end())->first);
 }
 
@@ -310,22 +317,33 @@ std::optional<GroupConsumer> ResumeReader::take() {
     if (!peeked_) return std::nullopt;
     Peeked taken = std::move(*peeked_);
     peeked_.reset();
-    if (!taken.held)
-        for (Copy& copy : copies_)
-            if (copy.generation == taken.generation) cursor(copy, taken.walk).take();
+    if (!taken.held) {
+        // A peek pins its copy: no let-go removes it before the take.
+        const auto from = std::find_if(copies_.begin(), copies_.end(),
+                                       [&](const Copy& copy) { return copy.generation == taken.generation; });
+        MOQ_ASSERT(from != copies_.end());
+        cursor(*from, taken.walk).take();
+    }
     const std::uint64_t sequence = taken.peek.sequence;
+    MOQ_ASSERT_LE(sequence, last_sequence);
     if (taken.walk == Walk::sequence) {
+        // Floors only rise: a sequence walk hands out only above its floor (R9).
+        if (floor_) MOQ_ASSERT_GT(sequence, *floor_);
         floor_ = sequence;
         // Every copy's sequence cursor moves past it too, not only the one it came from:
         // an aborted group just above the floor then counts as filled in each, so a
         // finished serving copy can end (R11, R17).
-        raise_sequence_cursors(sequence + 1);
+        raise_sequence_cursors(one_past(sequence));
     } else {
+        // Once, in order: an arrival walk never hands out a sequence twice (R5).
+        MOQ_ASSERT(!handed_out(sequence));
         delivered_.insert(sequence);
         // Bounded: the lowest is forgotten, and with it everything below it counts as
         // handed out, so a copy that still has it never hands it out twice (R5).
         while (delivered_.size() > options_.delivered_window) {
-            delivered_floor_ = std::max(delivered_floor_, *delivered_.begin() + 1);
+            // The delivered floor only rises: what it forgets lies at or above it.
+            MOQ_ASSERT_GE(*delivered_.begin(), delivered_floor_);
+            delivered_floor_ = std::max(delivered_floor_, one_past(*delivered_.begin()));
             delivered_.erase(delivered_.begin());
         }
     }
@@ -357,9 +375,10 @@ void ResumeReader::skip_ordered(std::uint64_t floor) {
     if (floor_ && floor <= *floor_) return;
     floor_ = floor;
     if (peeked_ && peeked_->walk == Walk::sequence && peeked_->peek.sequence <= floor) peeked_.reset();
+    MOQ_ASSERT(!peeked_ || peeked_->walk != Walk::sequence || peeked_->peek.sequence > *floor_);
     // The copies' sequence cursors move too: an aborted group just above the new floor
     // then counts as filled, so a finished copy can end (R11, R17).
-    raise_sequence_cursors(floor + 1);
+    raise_sequence_cursors(one_past(floor));
     // A raised floor can turn a replaced copy from waiting to done, which no input
     // notifies.
     if (MOQ_SITE("resume.skip_ordered.disarm", disarm)) disarm_all();

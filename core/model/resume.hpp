@@ -180,7 +180,11 @@ public:
     bool wants(std::optional<Error> failed, const kio::Waiter& waiter) override;
     kio::Poll<std::variant<Replacement, Error>> poll(std::size_t index, std::optional<Error> failed,
                                                     const kio::Waiter& waiter) override;
-    void adopt(const Replacement& replacement) override { generation_ = replacement.generation; }
+    void adopt(const Replacement& replacement) override {
+        // A replacement comes from a newer route generation than the copy it replaces.
+        MOQ_ASSERT_GT(replacement.generation, generation_);
+        generation_ = replacement.generation;
+    }
     [[nodiscard]] std::unique_ptr<Recover> clone() const override {
         return std::make_unique<ResumeRecover>(route_, preferences_, generation_, sequence_);
     }

@@ -2,16 +2,30 @@
 
 #include "kio/schedule_point.hpp"
 #include "model/registering.hpp"
+#include "util/assert.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {
 
 std::variant<GroupProducer, Error> TrackProducer::create_group(std::uint64_t sequence, GroupLimits limits) {
+    return land(sequence, limits);
+}
+
+std::variant<GroupProducer, Error> TrackProducer::append_group(GroupLimits limits) { return land(std::nullopt, limits); }
+
+std::variant<GroupProducer, Error> TrackProducer::land(std::optional<std::uint64_t> at, GroupLimits limits) {
     std::optional<GroupProducer> created;
     std::optional<Error> refused;
+    // One step: an append reads the newest sequence under the same lock it lands under,
+    // so two appends never pick the same sequence.
     const bool open = cell_.modify_quietly([&](TrackState& state) {
         if (state.abort) {
             refused = *state.abort;
+            return;
+        }
+        const std::uint64_t sequence = at ? *at : state.max_sequence ? one_past(*state.max_sequence) : 0;
+        if (sequence > last_sequence) {
+            refused = Error::too_large;
         } else if ((state.final_sequence && sequence >= *state.final_sequence) || state.groups.contains(sequence)) {
             refused = Error::closed;
         } else {
@@ -19,19 +33,15 @@ std::variant<GroupProducer, Error> TrackProducer::create_group(std::uint64_t seq
             state.groups.emplace(sequence, created->consume());
             state.arrival.push_back(sequence);
             if (!state.max_sequence || sequence > *state.max_sequence) state.max_sequence = sequence;
+            // Each group lands once, and once in the landing order cursors index into.
+            MOQ_ASSERT_EQ(state.groups.size(), state.arrival.size());
+            MOQ_ASSERT_LE(*state.max_sequence, last_sequence);
         }
     });
     if (!open) return Error::closed;
     if (refused) return *refused;
     if (MOQ_SITE("track.create_group.notify", notify)) cell_.notify();
     return std::move(*created);
-}
-
-std::variant<GroupProducer, Error> TrackProducer::append_group(GroupLimits limits) {
-    const std::uint64_t next = cell_.read([](const TrackState& state) {
-        return state.max_sequence ? *state.max_sequence + 1 : 0;
-    });
-    return create_group(next, limits);
 }
 
 std::optional<Error> TrackProducer::finish() { return finish_at(std::nullopt); }
@@ -43,13 +53,15 @@ std::optional<Error> TrackProducer::finish_at(std::uint64_t final_sequence) {
 std::optional<Error> TrackProducer::finish_at(std::optional<std::uint64_t> final_sequence) {
     std::optional<Error> refused;
     const bool open = cell_.modify_quietly([&](TrackState& state) {
-        const std::uint64_t past_newest = state.max_sequence ? *state.max_sequence + 1 : 0;
+        const std::uint64_t past_newest = state.max_sequence ? one_past(*state.max_sequence) : 0;
         if (state.final_sequence || state.abort) {
             refused = Error::closed;
         } else if (final_sequence && *final_sequence < past_newest) {
             refused = Error::closed;
         } else {
             state.final_sequence = final_sequence.value_or(past_newest);
+            // Every group that landed lies below the end.
+            MOQ_ASSERT_GE(*state.final_sequence, past_newest);
         }
     });
     if (!open) return Error::closed;
@@ -117,6 +129,8 @@ kio::Poll<Next<const Peek*>> TrackCursor::walk_once(const kio::Waiter& waiter) {
 // in that order, so the check and the walk's registration on the track are one step.
 std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const TrackState& state) {
     if (walk_ == Walk::arrival) {
+        // The landing order only grows: a cursor's index never runs past it.
+        MOQ_ASSERT_LE(arrival_index_, state.arrival.size());
         for (; arrival_index_ < state.arrival.size(); ++arrival_index_) {
             const std::uint64_t sequence = state.arrival[arrival_index_];
             if (sequence < floor_) continue;
@@ -134,6 +148,7 @@ std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const 
     std::uint64_t covered_to = floor_;
     for (auto next = state.groups.lower_bound(floor_); next != state.groups.end(); ++next) {
         if (!next->second.aborted()) {
+            MOQ_ASSERT_GE(next->first, floor_);
             peeked_.emplace(Peek{next->first, next->second});
             return Next<std::monostate>(std::monostate{});
         }
@@ -157,7 +172,9 @@ std::optional<Peek> TrackCursor::take() {
     if (walk_ == Walk::arrival) {
         ++arrival_index_;
     } else {
-        floor_ = taken->sequence + 1;
+        // Floors only rise: a sequence peek lies at or above the floor.
+        MOQ_ASSERT_GE(taken->sequence, floor_);
+        floor_ = one_past(taken->sequence);
     }
     // No disarm: the peek that found this group answered Ready, which left the gate
     // unarmed, and the next peek walks anyway.
@@ -170,6 +187,7 @@ void TrackCursor::raise_floor(std::uint64_t floor) {
     if (floor <= floor_) return;
     floor_ = floor;
     if (peeked_ && peeked_->sequence < floor_) peeked_.reset();
+    MOQ_ASSERT(!peeked_ || peeked_->sequence >= floor_);
     if (MOQ_SITE("track.raise_floor.disarm", disarm)) disarm();
 }
 

@@ -17,12 +17,14 @@
 #include "model/gated_read.hpp"
 #include "model/group.hpp"
 #include "model/next.hpp"
+#include "model/sequence.hpp"
 #include "model/walk.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {
 
 struct TrackState {
+    static constexpr kio::LockLevel lock_level = kio::LockLevel::track;  // its cell's, in the lock order
     std::map<std::uint64_t, GroupConsumer> groups;  // a reader at frame 0 of each group
     std::vector<std::uint64_t> arrival;             // sequences in landing order
     std::optional<std::uint64_t> max_sequence;
@@ -37,9 +39,11 @@ public:
     TrackProducer() : cell_(std::in_place) {}
 
     // A new group at `sequence`; refused once the track is finished at or below it,
-    // aborted, or when the sequence already exists.
+    // aborted, when the sequence already exists (`closed`), or past last_sequence
+    // (`too_large`).
     std::variant<GroupProducer, Error> create_group(std::uint64_t sequence, GroupLimits limits = {});
-    // A new group one past the newest.
+    // A new group one past the newest, read and landed under one lock; `too_large` once
+    // the newest is last_sequence.
     std::variant<GroupProducer, Error> append_group(GroupLimits limits = {});
     // No group past the newest; groups below it may still land.
     std::optional<Error> finish();
@@ -51,6 +55,8 @@ public:
     [[nodiscard]] std::optional<std::uint64_t> latest() const;
 
 private:
+    // Lands at `at`, or one past the newest without it.
+    std::variant<GroupProducer, Error> land(std::optional<std::uint64_t> at, GroupLimits limits);
     std::optional<Error> finish_at(std::optional<std::uint64_t> final_sequence);
 
     kio::Producer<TrackState> cell_;

@@ -118,3 +118,62 @@ TEST_CASE("a_wake_asked_for_the_present_instant_comes_at_once") {
     clock.wake_at(Instant{1s}, Waiter{task.waker()});  // already past
     CHECK(task.wakes() == 2);
 }
+
+TEST_CASE("k16_a_deadline_at_never_registers_no_timer_and_never_fires") {
+    ManualClock clock;
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Deadline deadline{clock};
+    deadline.after(Duration::max());
+    CHECK(deadline.at() == Instant::never());
+    CHECK(deadline.poll(waiter).is_pending());
+    // A timer at never would draw a simulated clock to the end of time.
+    CHECK_FALSE(clock.next_deadline().has_value());
+    clock.wake_at(Instant::never(), waiter);
+    CHECK_FALSE(clock.next_deadline().has_value());
+    // No clock reaches never: the farthest advance stops short of it.
+    clock.advance_by(Duration::max());
+    clock.advance_to(Instant::never());
+    CHECK(clock.now() < Instant::never());
+    CHECK(task.wakes() == 0);
+    CHECK(deadline.poll(waiter).is_pending());
+}
+
+TEST_CASE("k16_a_near_max_instant_still_fires_and_a_step_past_it_is_never") {
+    ManualClock clock;
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Deadline deadline{clock};
+    const Instant last{Duration::max() - 1ns};
+    deadline.set(last);
+    CHECK(deadline.poll(waiter).is_pending());
+    CHECK(clock.next_deadline() == last);
+    clock.advance_to(Instant{Duration::max() - 2ns});
+    CHECK(task.wakes() == 0);
+    clock.advance_by(Duration::max());  // saturates: reaches the last instant, not never
+    CHECK(clock.now() == last);
+    CHECK(task.wakes() == 1);
+    CHECK(deadline.poll(waiter).is_ready());
+    deadline.after(1ns);
+    CHECK(deadline.at() == Instant::never());
+    CHECK(deadline.poll(waiter).is_pending());
+    CHECK_FALSE(clock.next_deadline().has_value());
+}
+
+TEST_CASE("k14_the_system_clock_sleeps_through_a_far_deadline") {
+    moq::kio::SystemClock clock;
+    WakeCounter far_task;
+    WakeCounter near_task;
+    const Waiter far_waiter{far_task.waker()};
+    const Waiter near_waiter{near_task.waker()};
+    clock.wake_at(Instant{Duration::max() - 1s}, far_waiter);
+    const std::uint64_t turns_before = clock.timer_turns();
+    std::this_thread::sleep_for(20ms);
+    // A deadline past the steady clock's range must not turn into one in the past, which
+    // would spin the timer thread.
+    CHECK(clock.timer_turns() - turns_before < 10);
+    clock.wake_at(clock.now() + 2ms, near_waiter);
+    for (int i = 0; i < 2000 && near_task.wakes() == 0; ++i) std::this_thread::sleep_for(1ms);
+    CHECK(near_task.wakes() == 1);
+    CHECK(far_task.wakes() == 0);
+}

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <limits>
 
 #include "model/subscriber.hpp"
 #include "support/allocation_counter.hpp"
@@ -505,5 +506,24 @@ TEST_CASE_FIXTURE(Front, "r17_a_sequence_walk_ends_past_an_aborted_group_when_an
     CHECK(take(Walk::sequence) == 4);
     five.abort(Error::cancel);
     REQUIRE_FALSE(a.finish());  // A ends at 6: nothing but the aborted 5 lies above the floor
+    CHECK(ended(Walk::sequence));
+}
+
+TEST_CASE_FIXTURE(Front, "r10_a_floor_skipped_to_the_largest_u64_ends_the_range") {
+    land(a, 0);
+    route.serve_from(a.consume());
+    reader.set_range(0, 10);
+    reader.skip_ordered(std::numeric_limits<std::uint64_t>::max());
+    // The floor is past every sequence: the range is used up, not wrapped back to 0.
+    CHECK(ended(Walk::sequence));
+}
+
+TEST_CASE_FIXTURE(Front, "r10_a_sequence_walk_that_takes_the_last_sequence_ends_with_its_copy") {
+    land(a, moq::model::last_sequence);
+    a.finish();
+    route.serve_from(a.consume());
+    reader.set_range(moq::model::last_sequence, std::nullopt);
+    CHECK(take(Walk::sequence) == moq::model::last_sequence);
+    CHECK(reader.ordered_floor() == moq::model::last_sequence);
     CHECK(ended(Walk::sequence));
 }

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <variant>
@@ -276,4 +277,48 @@ TEST_CASE_FIXTURE(OneTrack, "t6_a_group_whose_producer_went_unfinished_is_offere
         REQUIRE(frame.value().is_error());
         CHECK(frame.value().error() == Error::dropped);
     }
+}
+
+// The largest u64 is no sequence: it is the end past every sequence, so `one past` any
+// sequence (an end, a floor, the next append) is always representable.
+TEST_CASE_FIXTURE(OneTrack, "t1_the_largest_u64_is_no_sequence_and_appending_past_the_last_is_refused") {
+    constexpr std::uint64_t largest = std::numeric_limits<std::uint64_t>::max();
+    auto refused = producer.create_group(largest);
+    REQUIRE(std::holds_alternative<Error>(refused));
+    CHECK(std::get<Error>(refused) == Error::too_large);
+    create(moq::model::last_sequence - 1);
+    auto appended = producer.append_group();
+    REQUIRE(std::holds_alternative<GroupProducer>(appended));
+    CHECK(std::get<GroupProducer>(appended).sequence() == moq::model::last_sequence);
+    auto past = producer.append_group();
+    REQUIRE(std::holds_alternative<Error>(past));
+    CHECK(std::get<Error>(past) == Error::too_large);
+    CHECK(producer.latest() == moq::model::last_sequence);
+}
+
+TEST_CASE_FIXTURE(OneTrack, "t2_finishing_after_the_last_sequence_ends_at_the_largest_u64") {
+    TrackCursor by_sequence = producer.consume().cursor(Walk::sequence, moq::model::last_sequence);
+    TrackCursor by_arrival = producer.consume().cursor(Walk::arrival);
+    create(moq::model::last_sequence);
+    static_cast<void>(producer.create_group(std::numeric_limits<std::uint64_t>::max()));  // refused (T1)
+    CHECK_FALSE(producer.finish().has_value());
+    // The end lies past the last sequence, never wrapped to 0 below it: lower groups
+    // still land.
+    auto refused = producer.create_group(3);
+    CHECK(std::holds_alternative<GroupProducer>(refused));
+    CHECK(take_next(by_sequence, waiter) == moq::model::last_sequence);
+    CHECK(take_next(by_arrival, waiter) == moq::model::last_sequence);
+    CHECK(take_next(by_arrival, waiter) == 3);
+    // Taking the last sequence moves the floor to the end, not back to 0.
+    CHECK(ended(by_sequence, waiter));
+    CHECK(ended(by_arrival, waiter));
+}
+
+TEST_CASE_FIXTURE(OneTrack, "t8_a_floor_raised_to_the_largest_u64_offers_nothing") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    create(moq::model::last_sequence);
+    cursor.raise_floor(std::numeric_limits<std::uint64_t>::max());
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    CHECK_FALSE(producer.finish().has_value());
+    CHECK(ended(cursor, waiter));
 }

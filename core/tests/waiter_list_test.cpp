@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "kio/waiter.hpp"
 #include "kio/waiter_list.hpp"
+#include "support/allocation_counter.hpp"
 #include "support/counting_waker.hpp"
 
 using moq::kio::Waiter;
@@ -155,4 +157,28 @@ TEST_CASE("a_moved_from_list_tracks_nothing") {
     CHECK(list.size() == 1);
     list.wake();
     CHECK(counter.wakes() == 1);
+}
+
+// A registration that runs out of memory growing the list leaves the waiter out, and
+// records nothing: the next registration lands, instead of trusting a record of a
+// presence that never happened (and losing the wake).
+TEST_CASE("k4_a_registration_that_runs_out_of_memory_lands_on_the_next_try") {
+    WakeCounter counter;
+    WaiterList list;
+    std::vector<Waiter> inline_ones;
+    for (std::size_t i = 0; i < WaiterList::inline_capacity; ++i) inline_ones.emplace_back(counter.waker());
+    for (const Waiter& waiter : inline_ones) waiter.register_on(list);
+    REQUIRE_FALSE(list.spilled());
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    static_cast<void>(waiter.identity());  // made before allocations fail
+    {
+        const moq::test::FailingAllocations failing;
+        CHECK_THROWS_AS(waiter.register_on(list), std::bad_alloc);
+    }
+    CHECK_FALSE(list.contains(waiter));
+    waiter.register_on(list);
+    CHECK(list.contains(waiter));
+    list.wake();
+    CHECK(task.wakes() == 1);
 }

@@ -14,6 +14,7 @@
 #include "kio/waiter.hpp"
 #include "model/idle.hpp"
 #include "support/counting_waker.hpp"
+#include "support/throwing_assertions.hpp"
 #include "util/assert.hpp"
 
 using moq::kio::Consumer;
@@ -21,28 +22,11 @@ using moq::kio::CoreLock;
 using moq::kio::Producer;
 using moq::kio::Waiter;
 using moq::model::Idle;
+using moq::test::AssertionThrown;
+using moq::test::ThrowingAssertions;
 using moq::test::WakeCounter;
 
 namespace {
-
-struct AssertionThrown : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-// Turns a failed core assertion into an exception for as long as it lives.
-class ThrowingAssertions {
-public:
-    ThrowingAssertions() : previous_(moq::util::set_assertion_handler(&raise)) {}
-    ~ThrowingAssertions() { moq::util::set_assertion_handler(previous_); }
-    ThrowingAssertions(const ThrowingAssertions&) = delete;
-    ThrowingAssertions& operator=(const ThrowingAssertions&) = delete;
-
-private:
-    static void raise(const char* file, int line, const std::string& what) {
-        throw AssertionThrown(std::string(file) + ":" + std::to_string(line) + ": " + what);
-    }
-    moq::util::AssertionHandler previous_;
-};
 
 // What each wake point saw: its name, the core locks held, the value of the watched cell
 // and the wakes the task had got.
@@ -97,7 +81,7 @@ TEST_CASE("w3_a_waker_run_under_a_core_lock_fails_an_assertion_that_says_where")
     const moq::kio::Waker waker = task.waker();
     std::mutex mutex;
     {
-        const CoreLock lock(mutex);
+        const CoreLock lock(mutex, moq::kio::LockLevel::cell);
         CHECK(moq::kio::core_locks_held() == 1);
         CHECK_THROWS_WITH_AS(waker.wake(),
                              doctest::Contains("a waker ran while this thread holds 1 core lock(s), the innermost "
@@ -117,9 +101,9 @@ TEST_CASE("w3_core_locks_nest_and_each_release_restores_the_count") {
     std::mutex outer;
     std::mutex inner;
     {
-        const CoreLock first(outer);
+        const CoreLock first(outer, moq::kio::LockLevel::track);
         {
-            const CoreLock second(inner);
+            const CoreLock second(inner, moq::kio::LockLevel::group);
             CHECK(moq::kio::core_locks_held() == 2);
         }
         CHECK(moq::kio::core_locks_held() == 1);

@@ -47,3 +47,6 @@ template <class A, class B>
 #define MOQ_ASSERT_EQ(left, right) MOQ_ASSERT_OP(left, ==, right)
 #define MOQ_ASSERT_LT(left, right) MOQ_ASSERT_OP(left, <, right)
 #define MOQ_ASSERT_LE(left, right) MOQ_ASSERT_OP(left, <=, right)
+#define MOQ_ASSERT_GT(left, right) MOQ_ASSERT_OP(left, >, right)
+#define MOQ_ASSERT_GE(left, right) MOQ_ASSERT_OP(left, >=, right)
+#define MOQ_ASSERT_NE(left, right) MOQ_ASSERT_OP(left, !=, right)

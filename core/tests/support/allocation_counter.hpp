@@ -1,4 +1,5 @@
-// Counts heap allocations made by this thread, to show a path allocates nothing.
+// Counts heap allocations made by this thread, to show a path allocates nothing, and
+// makes the next ones fail, to show a path survives running out of memory.
 #pragma once
 
 #include <cstddef>
@@ -6,6 +7,17 @@
 namespace moq::test {
 
 std::size_t allocations_on_this_thread();
+// The next `count` allocations of this thread throw std::bad_alloc (0: none).
+void fail_next_allocations(std::size_t count);
+
+// Allocations of this thread fail while it lives: the first `count` of them.
+class FailingAllocations {
+public:
+    explicit FailingAllocations(std::size_t count = 1) { fail_next_allocations(count); }
+    ~FailingAllocations() { fail_next_allocations(0); }
+    FailingAllocations(const FailingAllocations&) = delete;
+    FailingAllocations& operator=(const FailingAllocations&) = delete;
+};
 
 class AllocationScope {
 public:
