@@ -62,9 +62,7 @@ public:
 
 private:
     static void* clone(void* data) { return data; }
-    static void wake(void* data) {
-        static_cast<WakeCounter*>(data)->wakes_.fetch_add(1, std::memory_order_relaxed);
-    }
+    static void wake(void* data) { static_cast<WakeCounter*>(data)->wakes_.fetch_add(1, std::memory_order_relaxed); }
     static void drop(void*) {}
     static constexpr kio::WakerVtable vtable{&clone, &wake, &drop};
 
@@ -172,17 +170,23 @@ Options parse(int argc, char** argv) {
         }
         const auto [flag, value] = args.split_flag(argc, argv, i);
         if (flag == "--case") {
-            if (value == "idle") options.which = Case::idle;
-            else if (value == "active") options.which = Case::active;
-            else args.bad_argument("--case is idle or active, not", value);
+            if (value == "idle")
+                options.which = Case::idle;
+            else if (value == "active")
+                options.which = Case::active;
+            else
+                args.bad_argument("--case is idle or active, not", value);
             have_case = true;
         } else if (flag == "--tracks") {
             options.tracks = args.parse_count(value, 1, 4096, "--tracks takes 1 to 4096, not");
             have_tracks = true;
         } else if (flag == "--gates") {
-            if (value == "on") options.gates = true;
-            else if (value == "off") options.gates = false;
-            else args.bad_argument("--gates is on or off, not", value);
+            if (value == "on")
+                options.gates = true;
+            else if (value == "off")
+                options.gates = false;
+            else
+                args.bad_argument("--gates is on or off, not", value);
             have_gates = true;
         } else if (flag == "--polls") {
             options.polls = args.parse_count(value, 0, 100'000'000, "--polls takes 0 to 100000000, not");
@@ -243,8 +247,7 @@ int main(int argc, char** argv) {
     const std::uint64_t wakes = task.wakes() - wakes_before;
 
     if (setup.broken || measured.broken) {
-        std::fputs("idle_export: a read ended, failed or handed out a wrong frame, or a write was refused\n",
-                   stderr);
+        std::fputs("idle_export: a read ended, failed or handed out a wrong frame, or a write was refused\n", stderr);
         return 1;
     }
     if (setup.groups != options.tracks) wrong("groups read by the first drain", setup.groups, options.tracks);

@@ -65,9 +65,12 @@ Arguments parse(int argc, char** argv) {
         }
         const auto [flag, value] = args.split_flag(argc, argv, i);
         if (flag == "--case") {
-            if (value == "switch") arguments.which = Case::switches;
-            else if (value == "scenario") arguments.which = Case::scenario;
-            else args.bad_argument("--case is switch or scenario, not", value);
+            if (value == "switch")
+                arguments.which = Case::switches;
+            else if (value == "scenario")
+                arguments.which = Case::scenario;
+            else
+                args.bad_argument("--case is switch or scenario, not", value);
             have_case = true;
         } else if (flag == "--rounds") {
             arguments.rounds = args.parse_count(value, 0, 100'000'000, "--rounds takes 0 to 100000000, not");

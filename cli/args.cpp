@@ -1,9 +1,9 @@
 #include "cli/args.hpp"
 
 #include <algorithm>
-#include <tuple>
 #include <cstdlib>
 #include <fstream>
+#include <tuple>
 
 namespace moq::cli {
 
@@ -12,7 +12,8 @@ SeedRange parse_seed_range(std::string_view text, std::string_view what) {
     if (parsed.range) return *parsed.range;
     const std::string quoted = "'" + std::string(text) + "'";
     switch (parsed.problem) {
-        case sim::SeedRangeProblem::backwards: throw UsageError(std::string(what) + " range " + quoted + " runs backwards");
+        case sim::SeedRangeProblem::backwards:
+            throw UsageError(std::string(what) + " range " + quoted + " runs backwards");
         case sim::SeedRangeProblem::too_wide: throw UsageError(std::string(what) + " range " + quoted + " is too wide");
         case sim::SeedRangeProblem::not_a_range: break;
     }

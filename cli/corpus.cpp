@@ -14,7 +14,8 @@ int corpus(const Program& program, int argc, char** argv) {
     const std::optional<std::string> mutant = flags.value("mutant");
     if (mutant) activate_mutant(*mutant);
     std::vector<std::string> files;
-    const std::vector<std::string> paths = flags.positional().empty() ? std::vector<std::string>{"corpus"} : flags.positional();
+    const std::vector<std::string> paths =
+        flags.positional().empty() ? std::vector<std::string>{"corpus"} : flags.positional();
     for (const std::string& path : paths) {
         std::error_code error;
         if (std::filesystem::is_directory(path, error)) {

@@ -1,6 +1,5 @@
 #include "cli/corpus_file.hpp"
 
-
 #include <nlohmann/json.hpp>
 
 #include "cli/args.hpp"

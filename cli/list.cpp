@@ -19,17 +19,18 @@ int list(const Program&, int argc, char** argv) {
                         static_cast<unsigned long long>(suite->default_cases()), std::string(suite->summary()).c_str());
     }
     if (all || flags.has("strategies")) {
-        std::printf("strategies:\n  fifo     the run queue in order, no preemption\n"
-                    "  random   a seeded uniform pick; preempts at schedule points (default)\n"
-                    "  pct      probabilistic concurrency testing: random priorities, change points\n");
+        std::printf(
+            "strategies:\n  fifo     the run queue in order, no preemption\n"
+            "  random   a seeded uniform pick; preempts at schedule points (default)\n"
+            "  pct      probabilistic concurrency testing: random priorities, change points\n");
     }
     if (all || flags.has("sites")) {
         std::printf("mutation sites%s:\n", mutation::mutants_enabled() ? "" : " (this build cannot switch them off)");
         for (const mutation::Site& site : mutation::sites()) {
             std::printf("  %-34s %-9s %s:%d%s%s\n", std::string(site.name).c_str(),
                         std::string(mutation::category_name(site.category)).c_str(), std::string(site.file).c_str(),
-                        site.line, site.survivor_reason.empty() ? "" : "  survivor: ",
-                        std::string(site.survivor_reason).c_str());
+                        site.line,
+                        site.survivor_reason.empty() ? "" : "  survivor: ", std::string(site.survivor_reason).c_str());
         }
     }
     return 0;

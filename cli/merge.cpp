@@ -51,7 +51,8 @@ int merge(const Program&, int argc, char** argv) {
             merged["suites"] = nlohmann::json::array();
             merged["shard"] = {{"merged", 0}, {"total", shard["shard"]["total"]}};
             shard_files.assign(shard["shard"]["total"].get<std::size_t>(), std::string());
-        } else if (const std::string difference = sweep_difference(shard, path, first, first_path); !difference.empty()) {
+        } else if (const std::string difference = sweep_difference(shard, path, first, first_path);
+                   !difference.empty()) {
             throw UsageError(path + " and " + first_path + " are shards of different sweeps: " + difference);
         }
         const auto index = shard["shard"]["index"].get<std::size_t>();

@@ -1,12 +1,12 @@
 #include "cli/output.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "cli/args.hpp"
 
@@ -68,7 +68,8 @@ void check_writable(const std::string& path, std::string_view what) {
     if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
         throw UsageError(cannot + "it exists and is not a regular file");
     const std::filesystem::path folder = folder_of(path);
-    if (!std::filesystem::is_directory(folder, error)) throw UsageError(cannot + "no folder " + quoted(folder.string()));
+    if (!std::filesystem::is_directory(folder, error))
+        throw UsageError(cannot + "no folder " + quoted(folder.string()));
     // Create and remove a probe file: permission bits say nothing for root, and some
     // folders (such as /proc) refuse any new file.
     const std::filesystem::path probe = folder / (".moqsim-probe-" + std::to_string(::getpid()));

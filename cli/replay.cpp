@@ -17,7 +17,8 @@
 namespace moq::cli {
 
 int replay(const Program&, int argc, char** argv) {
-    const Flags flags(argc, argv, 2, {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "save"}, {"shrink"});
+    const Flags flags(argc, argv, 2, {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "save"},
+                      {"shrink"});
     std::optional<std::string> mutant = flags.value("mutant");
     if (mutant) activate_mutant(*mutant);
     if (auto path = flags.value("trace")) check_writable(*path, "--trace");
@@ -53,7 +54,8 @@ int replay(const Program&, int argc, char** argv) {
         origin.mix = parse_mix_name(flags.value("mix").value_or("fixed"));
         chosen = suite->generate(*origin.seed, *origin.index, origin.mix);
         label = std::string(suite->name()) + " seed " + *seed_text + " case " + *case_text +
-                (origin.mix == properties::Mix::fixed ? "" : " (" + std::string(properties::mix_name(origin.mix)) + " mix)");
+                (origin.mix == properties::Mix::fixed ? ""
+                                                      : " (" + std::string(properties::mix_name(origin.mix)) + " mix)");
     } else {
         throw UsageError("replay takes at most one corpus file");
     }
@@ -62,7 +64,8 @@ int replay(const Program&, int argc, char** argv) {
 
     properties::CaseOutcome outcome = chosen->run(settings);
     std::printf("replay: %s (%s): %s\n  digest %016llx, %llu steps\n  case: %s\n", label.c_str(),
-                std::string(sim::strategy_name(strategy)).c_str(), outcome.ok ? "passed" : ("FAILED: " + outcome.message).c_str(),
+                std::string(sim::strategy_name(strategy)).c_str(),
+                outcome.ok ? "passed" : ("FAILED: " + outcome.message).c_str(),
                 static_cast<unsigned long long>(outcome.digest), static_cast<unsigned long long>(outcome.steps),
                 chosen->describe().c_str());
 
@@ -71,8 +74,8 @@ int replay(const Program&, int argc, char** argv) {
             std::printf("shrink: the case passes; nothing to minimise\n");
         } else {
             Shrunk shrunk = shrink(*chosen, properties::RunSettings{strategy, false});
-            std::printf("shrink: %zu steps to: %s\n  which fails: %s\n", shrunk.steps, shrunk.smallest->describe().c_str(),
-                        shrunk.outcome.message.c_str());
+            std::printf("shrink: %zu steps to: %s\n  which fails: %s\n", shrunk.steps,
+                        shrunk.smallest->describe().c_str(), shrunk.outcome.message.c_str());
             chosen = std::move(shrunk.smallest);
             outcome = chosen->run(settings);
         }

@@ -10,7 +10,8 @@ namespace moq::cli {
 
 SiteHits::SiteHits(std::string path, nlohmann::json sweep_settings) : path_(std::move(path)) {
     if (!mutation::mutants_enabled())
-        throw UsageError("--site-hits needs a build with mutants (meson configure -Dmutants=true; scripts/mutate builds one)");
+        throw UsageError(
+            "--site-hits needs a build with mutants (meson configure -Dmutants=true; scripts/mutate builds one)");
     check_writable(path_, "--site-hits");
     report_ = {{"format", "moqsim-site-hits"}, {"version", 1}};
     report_.update(sweep_settings);
@@ -27,7 +28,8 @@ void SiteHits::start_suite() { mutation::reset_evaluations(); }
 
 void SiteHits::end_suite(std::string_view suite, std::uint64_t cases, std::uint64_t run) {
     nlohmann::json evaluations = nlohmann::json::object();
-    for (const mutation::Site& site : mutation::sites()) evaluations[std::string(site.name)] = mutation::evaluations(site.name);
+    for (const mutation::Site& site : mutation::sites())
+        evaluations[std::string(site.name)] = mutation::evaluations(site.name);
     report_["suites"].push_back({{"suite", suite}, {"cases", cases}, {"run", run}, {"evaluations", evaluations}});
 }
 

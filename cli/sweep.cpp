@@ -49,7 +49,8 @@ std::uint64_t parse_case_count(std::string_view text, std::string_view what) {
 
 void activate_mutant(const std::string& name) {
     if (!mutation::mutants_enabled())
-        throw UsageError("--mutant needs a build with mutants (meson configure -Dmutants=true; scripts/mutate builds one)");
+        throw UsageError(
+            "--mutant needs a build with mutants (meson configure -Dmutants=true; scripts/mutate builds one)");
     if (!mutation::set_active_mutant(name)) throw UsageError("unknown mutant '" + name + "' (moqsim list --sites)");
 }
 
@@ -108,9 +109,8 @@ int sweep(const Program& program, int argc, char** argv) {
     std::printf("moqsim sweep: seeds %llu-%llu, strategy %s, %s mix%s%s, shard %llu of %llu\n",
                 static_cast<unsigned long long>(seeds.first), static_cast<unsigned long long>(seeds.last),
                 std::string(sim::strategy_name(strategy)).c_str(), std::string(properties::mix_name(mix)).c_str(),
-                mutant ? ", mutant " : "",
-                mutant ? mutant->c_str() : "", static_cast<unsigned long long>(shard.index + 1),
-                static_cast<unsigned long long>(shard.total));
+                mutant ? ", mutant " : "", mutant ? mutant->c_str() : "",
+                static_cast<unsigned long long>(shard.index + 1), static_cast<unsigned long long>(shard.total));
     std::fflush(stdout);
 
     nlohmann::json report = {{"format", "moqsim-sweep"}, {"version", 1}};
@@ -138,16 +138,21 @@ int sweep(const Program& program, int argc, char** argv) {
             if (outcome.ok) continue;
             ++failed;
             const std::string command = replay_command(program, suite->name(), seed, index, strategy, mix, mutant);
-            std::printf("\n%s: seed %llu case %llu FAILED: %s\n  case: %s\n  replay: %s\n", std::string(suite->name()).c_str(),
-                        static_cast<unsigned long long>(seed), static_cast<unsigned long long>(index),
-                        outcome.message.c_str(), generated->describe().c_str(), command.c_str());
+            std::printf("\n%s: seed %llu case %llu FAILED: %s\n  case: %s\n  replay: %s\n",
+                        std::string(suite->name()).c_str(), static_cast<unsigned long long>(seed),
+                        static_cast<unsigned long long>(index), outcome.message.c_str(), generated->describe().c_str(),
+                        command.c_str());
             // cases_run: how many cases this sweep ran up to and including this one.
-            nlohmann::json failure = {{"seed", seed}, {"case", index}, {"cases_run", run}, {"message", outcome.message},
-                                      {"digest", outcome.digest}, {"replay", command}};
+            nlohmann::json failure = {{"seed", seed},
+                                      {"case", index},
+                                      {"cases_run", run},
+                                      {"message", outcome.message},
+                                      {"digest", outcome.digest},
+                                      {"replay", command}};
             if (flags.has("shrink")) {
                 const Shrunk shrunk = shrink(*generated, properties::RunSettings{strategy, false});
-                std::printf("  shrunk in %zu steps: %s\n  which fails: %s\n", shrunk.steps, shrunk.smallest->describe().c_str(),
-                            shrunk.outcome.message.c_str());
+                std::printf("  shrunk in %zu steps: %s\n  which fails: %s\n", shrunk.steps,
+                            shrunk.smallest->describe().c_str(), shrunk.outcome.message.c_str());
                 failure["shrunk"] = shrunk.smallest->to_json();
             } else {
                 std::printf("  (add --shrink to the replay to minimise it, --save corpus/NAME.json to keep it)\n");

@@ -36,16 +36,22 @@ std::string name_problem(const nlohmann::json& object, const char* field, bool k
     return {};
 }
 
-bool known_strategy(const nlohmann::json& value) { return value.is_string() && sim::parse_strategy(value.get<std::string>()); }
-bool known_mix(const nlohmann::json& value) { return value.is_string() && properties::parse_mix(value.get<std::string>()); }
+bool known_strategy(const nlohmann::json& value) {
+    return value.is_string() && sim::parse_strategy(value.get<std::string>());
+}
+bool known_mix(const nlohmann::json& value) {
+    return value.is_string() && properties::parse_mix(value.get<std::string>());
+}
 bool known_suite(const nlohmann::json& value) {
     return value.is_string() && properties::find_suite(value.get<std::string>()) != nullptr;
 }
 
 // One entry of "suites"; its run counts are at most its share of `seeds` × cases over `shards`.
-std::string suite_problem(const nlohmann::json& suite, const std::string& where, std::uint64_t seeds, std::uint64_t shards) {
+std::string suite_problem(const nlohmann::json& suite, const std::string& where, std::uint64_t seeds,
+                          std::uint64_t shards) {
     if (!suite.is_object()) return where + ": not an object";
-    if (auto problem = name_problem(suite, "suite", known_suite(suite.value("suite", nlohmann::json()))); !problem.empty())
+    if (auto problem = name_problem(suite, "suite", known_suite(suite.value("suite", nlohmann::json())));
+        !problem.empty())
         return where + "." + problem;
     if (auto problem = count_problem(suite, "cases", where + ".cases", 1, max_cases); !problem.empty()) return problem;
     // This shard's share of the (seed, case) pairs: no merge of valid shards overflows.
@@ -53,7 +59,8 @@ std::string suite_problem(const nlohmann::json& suite, const std::string& where,
     const std::uint64_t share = pairs / shards + (pairs % shards != 0 ? 1 : 0);
     for (const char* field : {"run", "passed", "failed"})
         if (auto problem = count_problem(suite, field, where + "." + field, 0, share); !problem.empty()) return problem;
-    if (suite["passed"].get<std::uint64_t>() + suite["failed"].get<std::uint64_t>() != suite["run"].get<std::uint64_t>())
+    if (suite["passed"].get<std::uint64_t>() + suite["failed"].get<std::uint64_t>() !=
+        suite["run"].get<std::uint64_t>())
         return where + ": passed " + suite["passed"].dump() + " and failed " + suite["failed"].dump() +
                " do not add up to run " + suite["run"].dump();
     if (!suite.contains("seconds") || !suite["seconds"].is_number() || !std::isfinite(suite["seconds"].get<double>()) ||
@@ -94,7 +101,8 @@ std::string sweep_result_problem(const nlohmann::json& result) {
     std::set<std::string> names;
     for (std::size_t i = 0; i < result["suites"].size(); ++i) {
         const nlohmann::json& suite = result["suites"][i];
-        if (auto problem = suite_problem(suite, "suites[" + std::to_string(i) + "]", seed_count, total); !problem.empty())
+        if (auto problem = suite_problem(suite, "suites[" + std::to_string(i) + "]", seed_count, total);
+            !problem.empty())
             return problem;
         if (!names.insert(suite["suite"].get<std::string>()).second)
             return "suites[" + std::to_string(i) + "]: suite " + suite["suite"].dump() + " twice";

@@ -31,8 +31,8 @@ std::optional<std::string> GateModel::idle_answer() const {
 
 std::optional<std::string> GateModel::quiescent() const {
     if (!owed() || value_ < target_) return std::nullopt;
-    return "I4: missed wake: the reader is parked with the value at " + std::to_string(value_) +
-           " and its target at " + std::to_string(target_) + " (" + owed_reason() + ")";
+    return "I4: missed wake: the reader is parked with the value at " + std::to_string(value_) + " and its target at " +
+           std::to_string(target_) + " (" + owed_reason() + ")";
 }
 
 }  // namespace moq::oracle

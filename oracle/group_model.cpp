@@ -232,14 +232,15 @@ std::optional<std::string> GroupReaderModel::chunk_end() {
     const std::size_t frame = *open_frame_;
     open_frame_.reset();
     if (open_bytes_.size() != group_->declared(frame))
-        return "G4: frame " + std::to_string(frame) + " ended after " + std::to_string(open_bytes_.size()) + " of its " +
-               std::to_string(group_->declared(frame)) + " bytes";
+        return "G4: frame " + std::to_string(frame) + " ended after " + std::to_string(open_bytes_.size()) +
+               " of its " + std::to_string(group_->declared(frame)) + " bytes";
     return std::nullopt;
 }
 
 std::optional<std::string> GroupReaderModel::chunk_error(model::Error error) {
     if (!open_frame_) return "G4: a chunk error with no frame open";
-    const std::string what = "chunk read of frame " + std::to_string(*open_frame_) + " failed with " + error_text(error);
+    const std::string what =
+        "chunk read of frame " + std::to_string(*open_frame_) + " failed with " + error_text(error);
     open_frame_.reset();
     // A frame read in chunks stays on the copy it came from, which the history does not name.
     if (route_) {
@@ -261,7 +262,8 @@ std::optional<std::string> GroupReaderModel::finished_count(std::size_t count) {
     if (!fin) return "G6: " + what + ", but the group is not finished";
     if (count != *fin) return "G6: " + what + ", but the group finished with " + std::to_string(*fin);
     if (const auto aborted = group_->aborted(); aborted && index_ < *fin)
-        return "G6: " + what + ", but the group was aborted with " + error_text(*aborted) + " before the cursor drained it";
+        return "G6: " + what + ", but the group was aborted with " + error_text(*aborted) +
+               " before the cursor drained it";
     return std::nullopt;
 }
 
@@ -275,7 +277,8 @@ std::optional<std::string> GroupReaderModel::finished_error(model::Error error) 
     if (!aborted) return "G6: " + what + ", but the group was not aborted";
     if (error != *aborted) return "G6: " + what + ", but the group was aborted with " + error_text(*aborted);
     if (const auto fin = group_->fin(); fin && index_ >= *fin)
-        return "G6: " + what + ", but the cursor had drained the group finished with " + std::to_string(*fin) + " frames";
+        return "G6: " + what + ", but the cursor had drained the group finished with " + std::to_string(*fin) +
+               " frames";
     return std::nullopt;
 }
 
@@ -284,7 +287,8 @@ std::optional<std::string> GroupReaderModel::answerable(Waiting waiting) const {
     if (waiting != Waiting::chunk && stale()) return cursor() + ", its expiry deadline passed";
     if (waiting == Waiting::chunk) return chunk_answerable();
     if (route_) {
-        if (const auto ended = route_->ended()) return cursor() + ", the route it follows ended with " + error_text(*ended);
+        if (const auto ended = route_->ended())
+            return cursor() + ", the route it follows ended with " + error_text(*ended);
         return answerable_on(route_->serving(), waiting, true);
     }
     return answerable_on(*group_, waiting, false);
@@ -321,7 +325,8 @@ std::optional<std::string> GroupReaderModel::answerable_on(const GroupModel& gro
     if (aborted) return cursor() + copy + " of a group aborted with " + error_text(*aborted);
     if (fin) return cursor() + copy + " of a group finished with " + std::to_string(*fin) + " frames";
     const std::size_t available = waiting == Waiting::whole_frame ? group.readable() : group.next_index();
-    if (index_ < available) return cursor() + copy + ", that frame " + (group.complete(index_) ? "written" : "arriving");
+    if (index_ < available)
+        return cursor() + copy + ", that frame " + (group.complete(index_) ? "written" : "arriving");
     return std::nullopt;
 }
 
@@ -342,8 +347,8 @@ std::optional<std::string> GroupReaderModel::settled(Waiting waiting) const {
                      : waiting == Waiting::either     ? "a whole-frame read and poll_next_frame"
                      : waiting == Waiting::chunk      ? "a chunk read"
                                                       : "poll_finished";
-    return std::string(stale() && waiting != Waiting::chunk ? "G10" : "G13") + ": missed wake: the reader is parked in " +
-           in + " at " + *answer;
+    return std::string(stale() && waiting != Waiting::chunk ? "G10" : "G13") +
+           ": missed wake: the reader is parked in " + in + " at " + *answer;
 }
 
 }  // namespace moq::oracle

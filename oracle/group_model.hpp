@@ -180,8 +180,8 @@ private:
     // when the poll began (writes between the two may be seen or not). A reader following
     // the route may sit on a replica that failed, where everything short of the end is unread.
     [[nodiscard]] bool old_legal() const {
-        return stale_in_poll() && (GroupModel::unread_from(group_->progress(), index_) ||
-                                   (route_ && route_->some_replica_failed()));
+        return stale_in_poll() &&
+               (GroupModel::unread_from(group_->progress(), index_) || (route_ && route_->some_replica_failed()));
     }
     [[nodiscard]] bool expiry_end_legal() const {
         return stale_in_poll() && !GroupModel::unread_from(earliest_verdict_, index_);
@@ -190,7 +190,8 @@ private:
     // verdict a copy ended with; any other failure of a copy is recovered from.
     [[nodiscard]] std::optional<std::string> following_error(model::Error error, const std::string& what) const;
     // What a parked read could answer, judged on one copy of the group.
-    [[nodiscard]] std::optional<std::string> answerable_on(const GroupModel& group, Waiting waiting, bool following) const;
+    [[nodiscard]] std::optional<std::string> answerable_on(const GroupModel& group, Waiting waiting,
+                                                           bool following) const;
     [[nodiscard]] std::optional<std::string> chunk_answerable() const;
     [[nodiscard]] std::string at() const { return "at " + cursor(); }
     [[nodiscard]] std::string cursor() const { return "frame " + std::to_string(index_); }
@@ -203,7 +204,7 @@ private:
     kio::Duration policy_{};
     std::optional<kio::Duration> budget_;
     bool has_recover_ = false;
-    const GroupRouteModel* route_ = nullptr;     // the route it follows, if it does
+    const GroupRouteModel* route_ = nullptr;         // the route it follows, if it does
     std::optional<kio::Instant> earliest_deadline_;  // the earliest in force since the poll began
     kio::Instant now_;
     GroupModel::Progress earliest_verdict_;  // the group when the verdict could first have come

@@ -39,7 +39,8 @@ std::optional<std::string> ResumeModel::group_frame(std::uint64_t sequence, cons
     const int copy = frame.empty() ? -1 : frame[0] - 'A';
     if (copy < 0 || copy >= copy_count || frame != payload(copy, sequence))
         return "R6: " + what + " read the frame '" + frame + "', which names another group";
-    if (!has(copy, sequence, now_at())) return "R6: " + what + " read a frame of copy " + letter(copy) + ", which never had it";
+    if (!has(copy, sequence, now_at()))
+        return "R6: " + what + " read a frame of copy " + letter(copy) + ", which never had it";
     if (!may_continue_from(read, copy))
         return "R14: " + what + " continued from copy " + letter(copy) +
                ", which neither supplied it nor was served by the route since its take";
@@ -66,7 +67,8 @@ std::optional<std::string> ResumeModel::group_ended(std::uint64_t sequence, std:
         any_aborted = any_aborted || aborted(copy, sequence, at);
         any_killed = any_killed || killed(copy, at);
         const auto& final_sequence = tracks_[copy].final_sequence;
-        any_finished_before = any_finished_before || (finished(copy, at) && final_sequence && *final_sequence <= sequence);
+        any_finished_before =
+            any_finished_before || (finished(copy, at) && final_sequence && *final_sequence <= sequence);
     }
     const bool route_ended = end_ && end_at_ <= at;
     if (!error) {

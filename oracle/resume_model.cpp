@@ -267,8 +267,8 @@ bool ResumeModel::replaced_done(const HeldCopy& copy, std::size_t at) const {
     return true;
 }
 
-bool ResumeModel::retained(const Belief& belief, std::size_t at, kio::Instant now,
-                           std::optional<std::uint64_t> below, Until which) const {
+bool ResumeModel::retained(const Belief& belief, std::size_t at, kio::Instant now, std::optional<std::uint64_t> below,
+                           Until which) const {
     return std::any_of(belief.copies.begin(), belief.copies.end(),
                        [&](const HeldCopy& copy) { return copy_retained(copy, at, now, below, which); });
 }
@@ -310,9 +310,8 @@ std::optional<std::string> ResumeModel::serving_done(const Belief& belief, std::
     return std::nullopt;
 }
 
-std::vector<std::optional<model::Error>> ResumeModel::ends(const Belief& belief, const RouteView& route,
-                                                           std::size_t at, std::size_t retained_at,
-                                                           kio::Instant now) const {
+std::vector<std::optional<model::Error>> ResumeModel::ends(const Belief& belief, const RouteView& route, std::size_t at,
+                                                           std::size_t retained_at, kio::Instant now) const {
     std::vector<std::optional<model::Error>> allowed;
     if (range_exhausted()) allowed.emplace_back(std::nullopt);  // R10
     if (!owed(belief, at).empty()) return allowed;
@@ -323,8 +322,10 @@ std::vector<std::optional<model::Error>> ResumeModel::ends(const Belief& belief,
     std::optional<model::Error> error;
     if (serving(belief)) {
         if (!serving_done(belief, at, error)) {
-            if (!error) allowed.emplace_back(std::nullopt);  // R11
-            else if (concluded) allowed.emplace_back(error);  // R13
+            if (!error)
+                allowed.emplace_back(std::nullopt);  // R11
+            else if (concluded)
+                allowed.emplace_back(error);  // R13
         }
     } else if (concluded && !*route.end) {
         allowed.emplace_back(std::nullopt);  // R13: no copy serves and the route ended
@@ -481,8 +482,8 @@ std::optional<std::string> ResumeModel::taken(std::uint64_t sequence, const std:
             // A group aborted during the poll may have been skipped (R17).
             if (const auto lower = owed(belief, window_from_, now_at()); !lower.empty() && lower.front() < sequence) {
                 if (!reason)
-                    reason = "R9: " + what + " handed out while the serving copy had group " +
-                             std::to_string(lower.front());
+                    reason =
+                        "R9: " + what + " handed out while the serving copy had group " + std::to_string(lower.front());
                 continue;
             }
         for (const int copy : copies)
@@ -508,7 +509,7 @@ std::optional<std::string> ResumeModel::taken(std::uint64_t sequence, const std:
 }
 
 std::vector<int> ResumeModel::supplier_copies(std::uint64_t sequence, const std::vector<std::string>& frames,
-                                               std::optional<int> landing, std::optional<std::string>& reason) const {
+                                              std::optional<int> landing, std::optional<std::string>& reason) const {
     const std::string what = "group " + std::to_string(sequence);
     std::vector<int> copies;
     if (frames.size() > 1) {
@@ -553,7 +554,8 @@ std::optional<std::string> ResumeModel::answered_end(std::optional<model::Error>
                     for (const bool dropped : {false, true}) {
                         const Dropped reading(*this, dropped);
                         const auto allowed = ends(adopted, route, at, retained_at, now);
-                        allowed_here = allowed_here || std::find(allowed.begin(), allowed.end(), error) != allowed.end();
+                        allowed_here =
+                            allowed_here || std::find(allowed.begin(), allowed.end(), error) != allowed.end();
                     }
             if (allowed_here && std::find(kept.begin(), kept.end(), adopted) == kept.end()) kept.push_back(adopted);
         }
@@ -590,7 +592,8 @@ std::optional<std::string> ResumeModel::quiescent_reading(kio::Instant now, bool
         const std::vector<std::uint64_t> missing = owed(current, now_at());
         if (!missing.empty()) {
             // R9: a sequence walk may wait while a replaced copy may land a lower group.
-            if (walk_ == model::Walk::sequence && retained(current, now_at(), now, missing.front())) return std::nullopt;
+            if (walk_ == model::Walk::sequence && retained(current, now_at(), now, missing.front()))
+                return std::nullopt;
             if (!reason)
                 reason = "R7: missed wake: the reader is parked while serving copy " +
                          copy_name(serving(current)->copy) + " has group " + std::to_string(missing.front()) +
@@ -601,7 +604,9 @@ std::optional<std::string> ResumeModel::quiescent_reading(kio::Instant now, bool
         if (may_hold()) return std::nullopt;  // R12
         const auto allowed = ends(current, route, now_at(), now_at(), now);
         if (allowed.empty()) return std::nullopt;
-        if (!reason) reason = "R10: missed wake: the reader is parked but should have ended with " + describe_end(allowed.front());
+        if (!reason)
+            reason =
+                "R10: missed wake: the reader is parked but should have ended with " + describe_end(allowed.front());
     }
     return reason;
 }

@@ -134,8 +134,8 @@ private:
     // R3/R4: the states a poll whose window is [from, to] may leave, from `belief`.
     [[nodiscard]] std::vector<Belief> adopt(const Belief& belief, std::size_t from, std::size_t to,
                                             kio::Instant now) const;
-    [[nodiscard]] Belief adopt_at(const Belief& belief, std::uint64_t generation, std::size_t read_at,
-                                  std::size_t to, kio::Instant now) const;
+    [[nodiscard]] Belief adopt_at(const Belief& belief, std::uint64_t generation, std::size_t read_at, std::size_t to,
+                                  kio::Instant now) const;
     // The adopted states of the poll now answering.
     [[nodiscard]] std::vector<Belief> window_beliefs(kio::Instant now) const;
     void keep(std::vector<Belief> beliefs);
@@ -156,7 +156,8 @@ private:
                                                 std::optional<std::string>& reason) const;
     // R6/R14/R17: the copies that may have supplied `sequence`, read as `frames`.
     [[nodiscard]] std::vector<int> supplier_copies(std::uint64_t sequence, const std::vector<std::string>& frames,
-                                                   std::optional<int> landing, std::optional<std::string>& reason) const;
+                                                   std::optional<int> landing,
+                                                   std::optional<std::string>& reason) const;
     [[nodiscard]] const HeldCopy* serving(const Belief& belief) const;
     // R7: groups of the serving copy the reader owes at operation `at`.
     [[nodiscard]] std::vector<std::uint64_t> owed(const Belief& belief, std::size_t at,
@@ -213,10 +214,10 @@ private:
                                      kio::Instant now, std::optional<std::string> reason);
     // A handed-out group whose read has not ended (R6, R14).
     struct GroupRead {
-        std::size_t taken_at = 0;        // the operation index of its take
-        std::vector<int> suppliers;      // the copies that may have supplied it
-        std::size_t frames = 0;          // frames read so far
-        bool polled = true;              // false while handed on and not yet read
+        std::size_t taken_at = 0;    // the operation index of its take
+        std::vector<int> suppliers;  // the copies that may have supplied it
+        std::size_t frames = 0;      // frames read so far
+        bool polled = true;          // false while handed on and not yet read
     };
     // Whether `copy` may hand frames to the read of `read`: a supplier, or a copy the
     // route served at or after its take (its recover follows the route).
@@ -241,9 +242,9 @@ private:
     std::set<std::uint64_t> delivered_;  // the newest `delivered_window_` handed out
     std::uint64_t delivered_floor_ = 0;  // below: forgotten, counts as handed out
     std::optional<std::uint64_t> newest_;
-    std::optional<std::uint64_t> floor_;  // sequence walks: last handed out or skipped to
+    std::optional<std::uint64_t> floor_;                  // sequence walks: last handed out or skipped to
     std::set<std::pair<int, std::uint64_t>> maybe_held_;  // (copy, sequence)
-    mutable bool dropped_reading_ = false;  // see Dropped
+    mutable bool dropped_reading_ = false;                // see Dropped
     bool stopped_ = false;
     std::map<std::uint64_t, GroupRead> group_reads_;
     std::map<std::uint64_t, std::optional<model::Error>> group_endings_;  // the reads that ended

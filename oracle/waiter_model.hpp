@@ -29,9 +29,9 @@ public:
     [[nodiscard]] std::size_t lists() const { return lists_; }
 
     // What the system answered.
-    void took(std::size_t list, bool left_empty);                         // K5
-    void woken(std::size_t waiter, int wakes_so_far);                     // K6
-    void holds(std::size_t list, std::size_t waiter, bool contains);      // K4
+    void took(std::size_t list, bool left_empty);                        // K5
+    void woken(std::size_t waiter, int wakes_so_far);                    // K6
+    void holds(std::size_t list, std::size_t waiter, bool contains);     // K4
     void counted(std::size_t list, std::size_t live, std::size_t size);  // K4, K7
 
     [[nodiscard]] const std::string& violation() const { return violation_; }

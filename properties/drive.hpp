@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
 #include <rapidcheck.h>
+#include <nlohmann/json.hpp>
 
 #include "properties/suite.hpp"
 #include "sim/executor.hpp"

@@ -160,7 +160,10 @@ std::uint64_t setup_walks(Mode mode) {
 class Reader {
 public:
     Reader(World& world, sim::Task& task, Mode mode)
-        : world_(world), task_(task), mode_(mode), input_(world.cell.consume()),
+        : world_(world),
+          task_(task),
+          mode_(mode),
+          input_(world.cell.consume()),
           gated_(mode == Mode::gated_one ? 1 : 2) {}
 
     kio::Poll<int> poll(const kio::Waiter& waiter) {
@@ -180,7 +183,7 @@ public:
         // changed since, nor the reader's target.
         if (checks_.idle(walks_)) world_.fail(world_.oracle.idle_answer());
         world_.fail_idle(checks_.end(task_, answer.is_pending(), armed, walks_, changed, true, answer.is_pending(),
-                                world_.mailbox.posted()));
+                                     world_.mailbox.posted()));
         // A Ready read: the next waits for a higher value. No disarm: a Ready walk leaves
         // the gate unarmed.
         if (answer.is_ready()) world_.oracle.read(answer.value());
@@ -264,15 +267,15 @@ struct Traits {
              {6, Commands::index_of<Yield>()},
              {8, Commands::index_of<Wait>()}},
             mix, [](const rc::Gen<std::uint8_t>& kind) {
-            const auto step = rc::gen::build<Step>(
-                rc::gen::set(&Step::command, kind),
-                rc::gen::set(&Step::value, rc::gen::inRange<std::uint8_t>(0, 16)));
-            return rc::gen::build<GateCase>(
-                rc::gen::set(&GateCase::steps, rc::gen::container<std::vector<Step>>(step)),
-                rc::gen::set(&GateCase::mode, rc::gen::element(Mode::idle, Mode::gated_one, Mode::gated_two)),
-                rc::gen::set(&GateCase::drive, drive_generator()),
-                rc::gen::set(&GateCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
-        });
+                const auto step =
+                    rc::gen::build<Step>(rc::gen::set(&Step::command, kind),
+                                         rc::gen::set(&Step::value, rc::gen::inRange<std::uint8_t>(0, 16)));
+                return rc::gen::build<GateCase>(
+                    rc::gen::set(&GateCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                    rc::gen::set(&GateCase::mode, rc::gen::element(Mode::idle, Mode::gated_one, Mode::gated_two)),
+                    rc::gen::set(&GateCase::drive, drive_generator()),
+                    rc::gen::set(&GateCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+            });
     }
 
     static CaseOutcome run(const GateCase& value, const RunSettings& settings) {
@@ -300,8 +303,8 @@ struct Traits {
 
         const sim::RunResult result = executor.run();
         if (reader)
-            world.fail(reader->checks().budget(executor.task_stats(reader_task), setup_walks(value.mode),
-                                               "I1: the reader"));
+            world.fail(
+                reader->checks().budget(executor.task_stats(reader_task), setup_walks(value.mode), "I1: the reader"));
         return outcome_of(result, world.violation, executor);
     }
 

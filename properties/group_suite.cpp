@@ -43,12 +43,30 @@ using Waiting = oracle::GroupReaderModel::Waiting;
 
 // The writes come first: once the producer is gone they are skipped.
 enum class Op : std::uint8_t {
-    frame, start, chunk, open, end, finish, abort, cap, skip, range, poke, yield, advance, drop, expire,
-    serve, fail, budget, follow, end_route
+    frame,
+    start,
+    chunk,
+    open,
+    end,
+    finish,
+    abort,
+    cap,
+    skip,
+    range,
+    poke,
+    yield,
+    advance,
+    drop,
+    expire,
+    serve,
+    fail,
+    budget,
+    follow,
+    end_route
 };
-constexpr std::array<const char*, 20> op_names{"frame", "start",   "chunk", "open",  "end",    "finish",   "abort",
-                                               "cap",   "skip",    "range", "poke",  "yield",  "advance",  "drop",
-                                               "expire", "serve",  "fail",  "budget", "follow", "end_route"};
+constexpr std::array<const char*, 20> op_names{"frame",  "start", "chunk", "open",   "end",    "finish",   "abort",
+                                               "cap",    "skip",  "range", "poke",   "yield",  "advance",  "drop",
+                                               "expire", "serve", "fail",  "budget", "follow", "end_route"};
 
 struct Step {
     Op op = Op::frame;
@@ -65,7 +83,7 @@ struct ReaderSpec {
     std::uint8_t batch = 1;  // frames: the batch size
     bool capped = false;     // with_end(end) before the first read
     std::uint8_t end = 0;
-    std::uint8_t skip = 0;   // skip_to(skip) before the first read
+    std::uint8_t skip = 0;  // skip_to(skip) before the first read
     // The reader's own expiry budget (advance_of), given by its recover's poll_budget.
     std::optional<std::uint8_t> budget;
     bool follows = false;  // follows the route from the start (G11)
@@ -153,10 +171,11 @@ public:
         for (std::size_t i = 0; i < value_.readers.size(); ++i) {
             readers_.push_back(std::make_unique<Reader>(group_, value_.readers[i], i));
             Reader& reader = *readers_.back();
-            if (reader.spec.budget) reader.preferences.modify([&](test::TestPreferences& preferences) {
-                preferences.budget = advance_of(*reader.spec.budget);
-            });
-            reader.model.budget_changed(reader.preferences.read([](const test::TestPreferences& p) { return p.budget; }));
+            if (reader.spec.budget)
+                reader.preferences.modify(
+                    [&](test::TestPreferences& preferences) { preferences.budget = advance_of(*reader.spec.budget); });
+            reader.model.budget_changed(
+                reader.preferences.read([](const test::TestPreferences& p) { return p.budget; }));
             reader.task = executor_.spawn(reader.name, [this, &reader](sim::Task& task) { read(task, reader); });
         }
         executor_.on_quiescence([this]() { return parked_check(true); });
@@ -387,14 +406,15 @@ private:
         if (!pending || delivering_ || executor_.firing_timers() || !reader.checks.idle(consumer.walk_counter().walks))
             return;
         if (auto answer = reader.model.answerable(Waiting::whole_frame))
-            fail("G12: " + reader.name + ": the gate answered a whole-frame read Pending without walking at " + *answer);
+            fail("G12: " + reader.name + ": the gate answered a whole-frame read Pending without walking at " +
+                 *answer);
     }
 
     // `parked`: the poll answers Pending; `gated_pending`: its gated read did.
     void end_poll(sim::Task& task, Reader& reader, const model::GroupConsumer& consumer, bool parked, bool changed,
                   bool gated, bool gated_pending) {
-        fail_as("G12", reader.checks.end(task, parked, consumer.gate_armed(), consumer.walk_counter().walks, changed, gated,
-                               gated_pending, reader.mailbox.posted()));
+        fail_as("G12", reader.checks.end(task, parked, consumer.gate_armed(), consumer.walk_counter().walks, changed,
+                                         gated, gated_pending, reader.mailbox.posted()));
     }
 
     template <class T>
@@ -496,7 +516,9 @@ private:
 
     void read_batches(sim::Task& task, Reader& reader, model::GroupConsumer& consumer) {
         reader.waiting = Waiting::whole_frame;
-        const auto read = [&](const kio::Waiter& waiter) { return consumer.poll_read_frames(waiter, reader.spec.batch); };
+        const auto read = [&](const kio::Waiter& waiter) {
+            return consumer.poll_read_frames(waiter, reader.spec.batch);
+        };
         for (;;) {
             auto next = wait(task, reader, consumer, true, read);
             if (!next.is_item()) return ended(task, reader, next, read);
@@ -570,7 +592,8 @@ private:
         const auto gated_read = [&](const kio::Waiter& waiter) { return consumer.poll_read_frame(waiter); };
         for (;;) {
             reader.waiting = Waiting::either;
-            auto got = task.wait([&](const kio::Waiter& waiter) { return poll_either(task, reader, consumer, waiter); });
+            auto got =
+                task.wait([&](const kio::Waiter& waiter) { return poll_either(task, reader, consumer, waiter); });
             if (got.whole) {
                 if (!got.whole->is_item()) return ended(task, reader, *got.whole, gated_read);
                 fail(reader.model.read_frame(*got.whole->item(), std::nullopt));
@@ -594,7 +617,7 @@ private:
     std::vector<std::function<void(model::GroupProducer&)>> log_;  // every write, for a replica to replay
     bool dropped_ = false;
     bool delivering_ = false;  // a driver operation is under way: its wakes may not all have landed
-    kio::Instant start_;  // the group's start, which its expiry is measured from
+    kio::Instant start_;       // the group's start, which its expiry is measured from
     std::size_t frames_written_ = 0;
     std::size_t chunks_written_ = 0;
     std::vector<std::unique_ptr<Reader>> readers_;
@@ -627,62 +650,49 @@ ReaderSpec parse_reader(const nlohmann::json& json) {
 struct Traits {
     static rc::Gen<GroupCase> generator(Mix mix) {
         return swarmed<Op>(
-            {{20, Op::frame},
-             {8, Op::start},
-             {12, Op::chunk},
-             {5, Op::open},
-             {6, Op::end},
-             {1, Op::finish},
-             {1, Op::abort},
-             {4, Op::cap},
-             {3, Op::skip},
-             {2, Op::range},
-             {6, Op::poke},
-             {4, Op::yield},
-             {5, Op::advance},
-             {1, Op::drop},
-             {2, Op::expire},
-             {2, Op::serve},
-             {1, Op::fail},
-             {3, Op::budget},
-             {1, Op::follow},
-             {1, Op::end_route}},
+            {{20, Op::frame}, {8, Op::start}, {12, Op::chunk},  {5, Op::open},   {6, Op::end},
+             {1, Op::finish}, {1, Op::abort}, {4, Op::cap},     {3, Op::skip},   {2, Op::range},
+             {6, Op::poke},   {4, Op::yield}, {5, Op::advance}, {1, Op::drop},   {2, Op::expire},
+             {2, Op::serve},  {1, Op::fail},  {3, Op::budget},  {1, Op::follow}, {1, Op::end_route}},
             mix, [](const rc::Gen<Op>& kind) {
-            const auto step = rc::gen::build<Step>(
-                rc::gen::set(&Step::op, kind),
-                rc::gen::set(&Step::reader, rc::gen::inRange<std::uint8_t>(0, 3)),
-                rc::gen::set(&Step::n, rc::gen::inRange<std::uint8_t>(0, 5)));
-            const auto reader = rc::gen::build<ReaderSpec>(
-                rc::gen::set(&ReaderSpec::way, rc::gen::weightedElement<Way>({{3, Way::frame},
-                                                                              {2, Way::frames},
-                                                                              {2, Way::object},
-                                                                              {2, Way::chunks},
-                                                                              {5, Way::mixed},
-                                                                              {2, Way::finished}})),
-                rc::gen::set(&ReaderSpec::batch, rc::gen::inRange<std::uint8_t>(1, 5)),
-                rc::gen::set(&ReaderSpec::capped, rc::gen::element(false, true)),
-                rc::gen::set(&ReaderSpec::end, rc::gen::inRange<std::uint8_t>(1, 5)),
-                rc::gen::set(&ReaderSpec::skip, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 1}, {1, 2}})),
-                rc::gen::set(&ReaderSpec::follows, rc::gen::weightedElement<bool>({{2, false}, {1, true}})),
-                rc::gen::set(&ReaderSpec::budget,
-                             rc::gen::map(rc::gen::maybe(rc::gen::inRange<std::uint8_t>(0, 6)), [](const rc::Maybe<std::uint8_t>& drawn) {
-                                 return drawn ? std::optional<std::uint8_t>(*drawn) : std::nullopt;
-                             })));
-            const auto readers = rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, 4), [reader](std::size_t count) {
-                return rc::gen::container<std::vector<ReaderSpec>>(count, reader);
+                const auto step = rc::gen::build<Step>(
+                    rc::gen::set(&Step::op, kind), rc::gen::set(&Step::reader, rc::gen::inRange<std::uint8_t>(0, 3)),
+                    rc::gen::set(&Step::n, rc::gen::inRange<std::uint8_t>(0, 5)));
+                const auto reader = rc::gen::build<ReaderSpec>(
+                    rc::gen::set(&ReaderSpec::way, rc::gen::weightedElement<Way>({{3, Way::frame},
+                                                                                  {2, Way::frames},
+                                                                                  {2, Way::object},
+                                                                                  {2, Way::chunks},
+                                                                                  {5, Way::mixed},
+                                                                                  {2, Way::finished}})),
+                    rc::gen::set(&ReaderSpec::batch, rc::gen::inRange<std::uint8_t>(1, 5)),
+                    rc::gen::set(&ReaderSpec::capped, rc::gen::element(false, true)),
+                    rc::gen::set(&ReaderSpec::end, rc::gen::inRange<std::uint8_t>(1, 5)),
+                    rc::gen::set(&ReaderSpec::skip, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 1}, {1, 2}})),
+                    rc::gen::set(&ReaderSpec::follows, rc::gen::weightedElement<bool>({{2, false}, {1, true}})),
+                    rc::gen::set(&ReaderSpec::budget, rc::gen::map(rc::gen::maybe(rc::gen::inRange<std::uint8_t>(0, 6)),
+                                                                   [](const rc::Maybe<std::uint8_t>& drawn) {
+                                                                       return drawn
+                                                                                  ? std::optional<std::uint8_t>(*drawn)
+                                                                                  : std::nullopt;
+                                                                   })));
+                const auto readers = rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, 4), [reader](std::size_t count) {
+                    return rc::gen::container<std::vector<ReaderSpec>>(count, reader);
+                });
+                const auto limits =
+                    rc::gen::build<Limits>(rc::gen::set(&Limits::bytes, rc::gen::inRange<std::uint8_t>(0, 16)),
+                                           rc::gen::set(&Limits::frames, rc::gen::inRange<std::uint8_t>(0, 6)));
+                return rc::gen::build<GroupCase>(
+                    rc::gen::set(&GroupCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                    rc::gen::set(&GroupCase::readers, readers),
+                    rc::gen::set(&GroupCase::limits, rc::gen::map(rc::gen::maybe(limits),
+                                                                  [](const rc::Maybe<Limits>& drawn) {
+                                                                      return drawn ? std::optional<Limits>(*drawn)
+                                                                                   : std::nullopt;
+                                                                  })),
+                    rc::gen::set(&GroupCase::drive, drive_generator()),
+                    rc::gen::set(&GroupCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
             });
-            const auto limits = rc::gen::build<Limits>(rc::gen::set(&Limits::bytes, rc::gen::inRange<std::uint8_t>(0, 16)),
-                                                       rc::gen::set(&Limits::frames, rc::gen::inRange<std::uint8_t>(0, 6)));
-            return rc::gen::build<GroupCase>(
-                rc::gen::set(&GroupCase::steps, rc::gen::container<std::vector<Step>>(step)),
-                rc::gen::set(&GroupCase::readers, readers),
-                rc::gen::set(&GroupCase::limits, rc::gen::map(rc::gen::maybe(limits),
-                                                              [](const rc::Maybe<Limits>& drawn) {
-                                                                  return drawn ? std::optional<Limits>(*drawn) : std::nullopt;
-                                                              })),
-                rc::gen::set(&GroupCase::drive, drive_generator()),
-                rc::gen::set(&GroupCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
-        });
     }
 
     static CaseOutcome run(const GroupCase& value, const RunSettings& settings) {
@@ -700,12 +710,12 @@ struct Traits {
                                {"batch", spec.batch},
                                {"end", spec.capped ? nlohmann::json(spec.end) : nlohmann::json(nullptr)},
                                {"skip", spec.skip}});
-        for (std::size_t i = 0; i < value.readers.size(); ++i)
-        {
+        for (std::size_t i = 0; i < value.readers.size(); ++i) {
             if (value.readers[i].budget) readers[i]["budget"] = *value.readers[i].budget;
             if (value.readers[i].follows) readers[i]["follows"] = true;
         }
-        nlohmann::json json{{"steps", steps}, {"readers", readers}, {"drive", drive_name(value.drive)}, {"seed", value.seed}};
+        nlohmann::json json{
+            {"steps", steps}, {"readers", readers}, {"drive", drive_name(value.drive)}, {"seed", value.seed}};
         if (value.limits) json["limits"] = {{"bytes", value.limits->bytes}, {"frames", value.limits->frames}};
         return json;
     }
@@ -722,7 +732,8 @@ struct Traits {
             value.limits = Limits{require_small(limits["bytes"], 255, "limits.bytes"),
                                   require_small(limits["frames"], 255, "limits.frames")};
         }
-        for (const nlohmann::json& reader : require_array(json, "readers")) value.readers.push_back(parse_reader(reader));
+        for (const nlohmann::json& reader : require_array(json, "readers"))
+            value.readers.push_back(parse_reader(reader));
         if (value.readers.empty() || value.readers.size() > 3)
             throw std::invalid_argument("a group case has one to three readers");
         for (const nlohmann::json& step : require_array(json, "steps")) {
@@ -751,11 +762,12 @@ struct Traits {
             if (spec.skip) out << " skip " << int{spec.skip};
             if (spec.follows) out << " following";
             if (spec.budget)
-                out << " budget " << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(*spec.budget)).count()
-                    << "ms";
+                out << " budget "
+                    << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(*spec.budget)).count() << "ms";
         }
         out << "]";
-        if (value.limits) out << ", limits " << int{value.limits->bytes} << " bytes " << int{value.limits->frames} << " frames";
+        if (value.limits)
+            out << ", limits " << int{value.limits->bytes} << " bytes " << int{value.limits->frames} << " frames";
         out << ", " << drive_name(value.drive) << ", seed " << value.seed << ":";
         for (const Step& step : value.steps) {
             out << " " << op_names[static_cast<std::size_t>(step.op)];
@@ -776,9 +788,7 @@ struct Traits {
                     break;
                 case Op::cap:
                 case Op::skip:
-                case Op::range:
-                    out << "(r" << step.reader % value.readers.size() << "," << int{step.n} << ")";
-                    break;
+                case Op::range: out << "(r" << step.reader % value.readers.size() << "," << int{step.n} << ")"; break;
                 case Op::advance:
                     out << "(" << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(step.n)).count()
                         << "ms)";

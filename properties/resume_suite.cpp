@@ -13,9 +13,9 @@
 #include "kio/deadline.hpp"
 #include "model/resume.hpp"
 #include "model/route.hpp"
+#include "model/subscriber.hpp"
 #include "model/track.hpp"
 #include "oracle/resume_model.hpp"
-#include "model/subscriber.hpp"
 #include "properties/drive.hpp"
 #include "properties/mailbox.hpp"
 #include "properties/suites.hpp"
@@ -29,11 +29,25 @@ namespace {
 using namespace std::chrono_literals;
 
 enum class Op : std::uint8_t {
-    land, finish, kill, serve, park, end_clean, end_error, set_range, update, advance, skip, poke, drop, read_on, drop_taken
+    land,
+    finish,
+    kill,
+    serve,
+    park,
+    end_clean,
+    end_error,
+    set_range,
+    update,
+    advance,
+    skip,
+    poke,
+    drop,
+    read_on,
+    drop_taken
 };
-constexpr std::array<const char*, 15> op_names{"land",   "finish",  "kill", "serve", "park",
-                                               "end_clean", "end_error", "range", "update", "advance",
-                                               "skip",   "poke",    "drop", "read_on", "drop_taken"};
+constexpr std::array<const char*, 15> op_names{"land",      "finish",    "kill",  "serve",   "park",
+                                               "end_clean", "end_error", "range", "update",  "advance",
+                                               "skip",      "poke",      "drop",  "read_on", "drop_taken"};
 
 struct Step {
     Op op = Op::land;
@@ -77,7 +91,8 @@ struct Command {
 // the real one (a wake inside it may poll the reader at once, under drive `inline`, which
 // must find the model told) and each answer of the reader.
 struct World {
-    World(model::Walk order, const Knobs& set) : walk(order), knobs(set), oracle(order, set.grace(), set.delivered_window) {}
+    World(model::Walk order, const Knobs& set)
+        : walk(order), knobs(set), oracle(order, set.grace(), set.delivered_window) {}
 
     model::Walk walk;
     Knobs knobs;
@@ -250,9 +265,10 @@ struct CommandEntry {
     void (*run)(World&, const Step&, sim::Task&);
 };
 template <class... Commands>
-constexpr std::array<CommandEntry, sizeof...(Commands)> command_table{CommandEntry{&Commands::applies, &Commands::run}...};
-constexpr auto commands = command_table<Land, Finish, Kill, Serve, Park, EndClean, EndError, SetRange, Update,
-                                        Advance, Skip, Poke, Drop, ReadOn, DropTaken>;
+constexpr std::array<CommandEntry, sizeof...(Commands)> command_table{
+    CommandEntry{&Commands::applies, &Commands::run}...};
+constexpr auto commands = command_table<Land, Finish, Kill, Serve, Park, EndClean, EndError, SetRange, Update, Advance,
+                                        Skip, Poke, Drop, ReadOn, DropTaken>;
 static_assert(commands.size() == op_names.size());
 
 // One driver operation, on the model and on the real system.
@@ -389,7 +405,8 @@ void read(World& world, sim::Task& task) {
         world.route.consume(), world.preferences.consume(), task.clock(),
         model::ResumeOptions{.grace = world.knobs.grace(), .delivered_window = world.knobs.delivered_window}}};
     for (;;) {
-        Answer answer = task.wait([&](const kio::Waiter& waiter) { return poll_once(world, subscriber, waiter, task); });
+        Answer answer =
+            task.wait([&](const kio::Waiter& waiter) { return poll_once(world, subscriber, waiter, task); });
         if (answer.is_item()) {
             const std::uint64_t sequence = answer.item().sequence();
             const kio::Instant now = task.clock().now();
@@ -455,27 +472,25 @@ struct Traits {
              {3, Op::read_on},
              {3, Op::drop_taken}},
             mix, [](const rc::Gen<Op>& kind) {
-            const auto step = rc::gen::build<Step>(
-                rc::gen::set(&Step::op, kind),
-                rc::gen::set(&Step::copy, rc::gen::inRange<std::uint8_t>(0, 3)),
-                rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, 12)),
-                rc::gen::set(&Step::extra, rc::gen::inRange<std::uint8_t>(0, 15)));
-            return rc::gen::build<ResumeCase>(
-                rc::gen::set(&ResumeCase::steps, rc::gen::container<std::vector<Step>>(step)),
-                rc::gen::set(&ResumeCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
-                rc::gen::set(&ResumeCase::drive, drive_generator()),
-                rc::gen::set(&ResumeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())),
-                rc::gen::set(&ResumeCase::knobs, knobs_generator()));
-        });
+                const auto step = rc::gen::build<Step>(
+                    rc::gen::set(&Step::op, kind), rc::gen::set(&Step::copy, rc::gen::inRange<std::uint8_t>(0, 3)),
+                    rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, 12)),
+                    rc::gen::set(&Step::extra, rc::gen::inRange<std::uint8_t>(0, 15)));
+                return rc::gen::build<ResumeCase>(
+                    rc::gen::set(&ResumeCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                    rc::gen::set(&ResumeCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
+                    rc::gen::set(&ResumeCase::drive, drive_generator()),
+                    rc::gen::set(&ResumeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())),
+                    rc::gen::set(&ResumeCase::knobs, knobs_generator()));
+            });
     }
 
     // Small windows as often as the default, so the delivered set and the held groups
     // evict (sequences reach 11); graces short and long around the default.
     static rc::Gen<Knobs> knobs_generator() {
         return rc::gen::build<Knobs>(
-            rc::gen::set(&Knobs::delivered_window,
-                         rc::gen::weightedElement<std::uint16_t>(
-                             {{6, 1024}, {1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 6}, {1, 8}})),
+            rc::gen::set(&Knobs::delivered_window, rc::gen::weightedElement<std::uint16_t>(
+                                                       {{6, 1024}, {1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 6}, {1, 8}})),
             rc::gen::set(&Knobs::grace_tenths,
                          rc::gen::weightedElement<std::uint8_t>({{4, 10}, {1, 1}, {1, 3}, {1, 5}, {1, 20}})),
             rc::gen::set(&Knobs::hand_off_unread, rc::gen::weightedElement<bool>({{3, false}, {1, true}})));
@@ -537,7 +552,8 @@ struct Traits {
             if (value.knobs.grace_tenths == 0) throw std::invalid_argument("'grace_tenths' must be at least 1");
         }
         if (json.contains("hand_off_unread")) {
-            if (!json["hand_off_unread"].is_boolean()) throw std::invalid_argument("'hand_off_unread' must be true or false");
+            if (!json["hand_off_unread"].is_boolean())
+                throw std::invalid_argument("'hand_off_unread' must be true or false");
             value.knobs.hand_off_unread = json["hand_off_unread"].get<bool>();
         }
         const std::string walk = require_string(json, "walk");
@@ -570,7 +586,8 @@ struct Traits {
         const Knobs defaults;
         if (value.knobs.delivered_window != defaults.delivered_window)
             out << ", delivered window " << value.knobs.delivered_window;
-        if (value.knobs.grace_tenths != defaults.grace_tenths) out << ", grace " << value.knobs.grace_tenths * 100 << "ms";
+        if (value.knobs.grace_tenths != defaults.grace_tenths)
+            out << ", grace " << value.knobs.grace_tenths * 100 << "ms";
         if (value.knobs.hand_off_unread) out << ", taken groups read by the follower";
         out << ", seed " << value.seed << ":";
         for (const Step& step : value.steps) {
@@ -578,7 +595,9 @@ struct Traits {
             if (step.op == Op::land || step.op == Op::finish || step.op == Op::kill || step.op == Op::serve ||
                 step.op == Op::drop || step.op == Op::drop_taken)
                 out << "(" << static_cast<char>('A' + step.copy)
-                    << (step.op == Op::land || step.op == Op::drop ? "," + std::to_string(step.sequence) : std::string()) << ")";
+                    << (step.op == Op::land || step.op == Op::drop ? "," + std::to_string(step.sequence)
+                                                                   : std::string())
+                    << ")";
             if (step.op == Op::set_range)
                 out << "(" << int{step.sequence} << ".."
                     << (step.extra ? std::to_string(step.sequence + step.extra) : std::string()) << ")";

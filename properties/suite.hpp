@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <rapidcheck.h>
+#include <nlohmann/json.hpp>
 
 #include "properties/swarm.hpp"
 
@@ -109,7 +109,8 @@ public:
     [[nodiscard]] std::string_view summary() const override { return summary_; }
     [[nodiscard]] std::uint64_t default_cases() const override { return default_cases_; }
     [[nodiscard]] std::unique_ptr<Case> generate(std::uint64_t seed, std::uint64_t index, Mix mix) const override {
-        return std::make_unique<TypedCase<V, Traits>>(Traits::generator(mix)(case_random(seed, index), case_size(index)));
+        return std::make_unique<TypedCase<V, Traits>>(
+            Traits::generator(mix)(case_random(seed, index), case_size(index)));
     }
     [[nodiscard]] std::unique_ptr<Case> from_json(const nlohmann::json& value) const override {
         return std::make_unique<TypedCase<V, Traits>>(rc::shrinkable::just(Traits::from_json(value)));

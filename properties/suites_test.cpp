@@ -64,7 +64,8 @@ TEST_CASE("a_case_gives_the_same_digest_whatever_ran_before_it") {
     for (const moq::properties::Suite* suite : moq::properties::suites()) {
         for (std::uint64_t index : {7u, 31u, 90u}) {
             const auto first = suite->generate(2, index)->run(RunSettings{}).digest;
-            for (std::uint64_t other = 0; other < 60; ++other) static_cast<void>(suite->generate(5, other)->run(RunSettings{}));
+            for (std::uint64_t other = 0; other < 60; ++other)
+                static_cast<void>(suite->generate(5, other)->run(RunSettings{}));
             const std::string context = std::string(suite->name()) + " case " + std::to_string(index);
             INFO(context);
             CHECK(suite->generate(2, index)->run(RunSettings{}).digest == first);

@@ -94,7 +94,8 @@ auto operate(World& world, Operation&& operation) {
 }
 
 // What the track answered a create the model expected it to `accept` (T1).
-void landed(World& world, std::uint64_t sequence, bool accept, std::variant<model::GroupProducer, model::Error> created) {
+void landed(World& world, std::uint64_t sequence, bool accept,
+            std::variant<model::GroupProducer, model::Error> created) {
     const bool accepted = std::holds_alternative<model::GroupProducer>(created);
     if (accepted) {
         world.groups.emplace(sequence, std::get<model::GroupProducer>(std::move(created)));
@@ -150,7 +151,8 @@ struct Finish {
         const bool accept = world.oracle.finish_at(std::nullopt);
         const bool accepted = !operate(world, [&] { return world.producer->finish(); });
         if (accept != accepted)
-            world.fail(std::string("T2: the track ") + (accepted ? "accepted" : "refused") + " finish against the model");
+            world.fail(std::string("T2: the track ") + (accepted ? "accepted" : "refused") +
+                       " finish against the model");
     }
 };
 
@@ -201,7 +203,9 @@ struct Raise {
     static constexpr const char* name = "raise";
     static constexpr bool has_argument = true;
     static bool applies(const World&, std::uint8_t) { return true; }
-    static void run(World& world, std::uint8_t sequence, sim::Task&) { world.mailbox.post(Post{Post::Kind::raise, sequence}); }
+    static void run(World& world, std::uint8_t sequence, sim::Task&) {
+        world.mailbox.post(Post{Post::Kind::raise, sequence});
+    }
 };
 
 struct Poke {
@@ -281,7 +285,10 @@ TrackAnswer answer_of(const kio::Poll<model::Next<const model::Peek*>>& peek) {
 class Reader {
 public:
     Reader(World& world, const TrackCase& value)
-        : world_(world), hold_(value.hold), walk_(value.walk), cursor_(world.consumer.cursor(value.walk, value.floor)) {}
+        : world_(world),
+          hold_(value.hold),
+          walk_(value.walk),
+          cursor_(world.consumer.cursor(value.walk, value.floor)) {}
 
     kio::Poll<TrackAnswer> poll(sim::Task& task, const kio::Waiter& waiter) {
         checks_.begin(task, cursor_.walk_counter().walks, world_.mailbox.posted(), world_.delivering);
@@ -302,7 +309,7 @@ public:
         const TrackAnswer answer = answer_of(peek);
         const bool holds = hold_ && answer.kind == TrackAnswer::Kind::group && held_ != answer.sequence;
         world_.fail_as("T11", checks_.end(task, peek.is_pending() || holds, cursor_.gate_armed(), walks, raised, gated,
-                                peek.is_pending(), world_.mailbox.posted()));
+                                          peek.is_pending(), world_.mailbox.posted()));
         if (peek.is_pending()) return kio::Poll<TrackAnswer>::pending();
         if (holds) {
             held_ = answer.sequence;
@@ -369,17 +376,17 @@ struct Traits {
              {4, Commands::index_of<Yield>()},
              {5, Commands::index_of<Advance>()}},
             mix, [](const rc::Gen<std::uint8_t>& kind) {
-            const auto step = rc::gen::build<Step>(
-                rc::gen::set(&Step::command, kind),
-                rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, 14)));
-            return rc::gen::build<TrackCase>(
-                rc::gen::set(&TrackCase::steps, rc::gen::container<std::vector<Step>>(step)),
-                rc::gen::set(&TrackCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
-                rc::gen::set(&TrackCase::floor, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 2}, {1, 4}})),
-                rc::gen::set(&TrackCase::hold, rc::gen::element(false, true)),
-                rc::gen::set(&TrackCase::drive, drive_generator()),
-                rc::gen::set(&TrackCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
-        });
+                const auto step =
+                    rc::gen::build<Step>(rc::gen::set(&Step::command, kind),
+                                         rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, 14)));
+                return rc::gen::build<TrackCase>(
+                    rc::gen::set(&TrackCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                    rc::gen::set(&TrackCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
+                    rc::gen::set(&TrackCase::floor, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 2}, {1, 4}})),
+                    rc::gen::set(&TrackCase::hold, rc::gen::element(false, true)),
+                    rc::gen::set(&TrackCase::drive, drive_generator()),
+                    rc::gen::set(&TrackCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+            });
     }
 
     static CaseOutcome run(const TrackCase& value, const RunSettings& settings) {

@@ -136,8 +136,8 @@ bool move(System& system, oracle::WaiterModel& model, const Step& step) {
 }
 
 using Command = bool (*)(System&, oracle::WaiterModel&, const Step&);
-constexpr std::array<Command, 8> commands{nullptr, &create, &register_on, &drop, &clone_register,
-                                          &take_then_wake, &wake, &move};
+constexpr std::array<Command, 8> commands{nullptr,         &create,         &register_on, &drop,
+                                          &clone_register, &take_then_wake, &wake,        &move};
 
 // What every list answers, after every step (K4, K7).
 void report_contents(const System& system, oracle::WaiterModel& model) {
@@ -209,25 +209,24 @@ std::string describe_step(const Step& step) {
 
 struct Traits {
     static rc::Gen<WaiterCase> generator(Mix mix) {
-        return swarmed<Op>(
-            {{2, Op::create},
-             {8, Op::register_on},
-             {1, Op::drop},
-             {2, Op::clone_register},
-             {1, Op::take_then_wake},
-             {1, Op::wake},
-             {2, Op::move}},
-            mix, [](const rc::Gen<Op>& kind) {
-            const auto step = rc::gen::build<Step>(
-                rc::gen::set(&Step::op, kind),
-                // Two hot waiters register on many lists, past what an identity keeps records of.
-                rc::gen::set(&Step::waiter, rc::gen::weightedOneOf<std::uint32_t>(
-                                                {{4, rc::gen::inRange<std::uint32_t>(0, 2)},
-                                                 {1, rc::gen::inRange<std::uint32_t>(0, 64)}})),
-                rc::gen::set(&Step::list, rc::gen::inRange<std::uint32_t>(0, list_count)));
-            return rc::gen::build<WaiterCase>(
-                rc::gen::set(&WaiterCase::steps, rc::gen::container<std::vector<Step>>(step)));
-        });
+        return swarmed<Op>({{2, Op::create},
+                            {8, Op::register_on},
+                            {1, Op::drop},
+                            {2, Op::clone_register},
+                            {1, Op::take_then_wake},
+                            {1, Op::wake},
+                            {2, Op::move}},
+                           mix, [](const rc::Gen<Op>& kind) {
+                               const auto step = rc::gen::build<Step>(
+                                   rc::gen::set(&Step::op, kind),
+                                   // Two hot waiters register on many lists, past what an identity keeps records of.
+                                   rc::gen::set(&Step::waiter, rc::gen::weightedOneOf<std::uint32_t>(
+                                                                   {{4, rc::gen::inRange<std::uint32_t>(0, 2)},
+                                                                    {1, rc::gen::inRange<std::uint32_t>(0, 64)}})),
+                                   rc::gen::set(&Step::list, rc::gen::inRange<std::uint32_t>(0, list_count)));
+                               return rc::gen::build<WaiterCase>(
+                                   rc::gen::set(&WaiterCase::steps, rc::gen::container<std::vector<Step>>(step)));
+                           });
     }
 
     static CaseOutcome run(const WaiterCase& value, const RunSettings& settings) { return run_case(value, settings); }

@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
     // existed), then inline wakes with the wake points, named "<scenario>+inline".
     for (const bool inlined : {false, true}) {
         for (const moq::scenarios::Scenario& scenario : moq::scenarios::scenarios()) {
-            for (auto kind : {moq::sim::StrategyKind::fifo, moq::sim::StrategyKind::random, moq::sim::StrategyKind::pct}) {
+            for (auto kind :
+                 {moq::sim::StrategyKind::fifo, moq::sim::StrategyKind::random, moq::sim::StrategyKind::pct}) {
                 for (std::uint64_t seed = seeds.first; seed <= seeds.last; ++seed) {
                     moq::sim::Options options;
                     options.seed = seed;

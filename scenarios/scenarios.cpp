@@ -144,8 +144,7 @@ RunResult route_flap_scenario(const Options& options) {
     enum Event { switch_to_b, return_to_a, finish_a, finish_b, update, kill_b };
     std::array<Event, 6> order{switch_to_b, return_to_a, finish_a, finish_b, update, kill_b};
     // A seeded shuffle, then return_to_a moved behind switch_to_b if needed.
-    for (std::size_t i = order.size() - 1; i > 0; --i)
-        std::swap(order[i], order[executor.random().below(i + 1)]);
+    for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[executor.random().below(i + 1)]);
     const auto switched = std::find(order.begin(), order.end(), switch_to_b);
     const auto returned = std::find(order.begin(), order.end(), return_to_a);
     if (returned < switched) std::iter_swap(switched, returned);
@@ -170,9 +169,7 @@ RunResult route_flap_scenario(const Options& options) {
                     write(b, 1, "second");
                     b.finish();
                     break;
-                case update:
-                    preferences.modify([](model::Preferences& p) { p.priority = 7; });
-                    break;
+                case update: preferences.modify([](model::Preferences& p) { p.priority = 7; }); break;
                 case kill_b: b.abort(model::Error::route_failed); break;
             }
         }
@@ -183,7 +180,8 @@ RunResult route_flap_scenario(const Options& options) {
             auto peek = task.wait([&](const kio::Waiter& waiter) {
                 auto answer = reader.poll_peek_group(waiter, model::Walk::arrival);
                 if (answer.is_pending()) return kio::Poll<model::Next<std::uint64_t>>::pending();
-                if (answer.value().is_item()) return kio::Poll<model::Next<std::uint64_t>>(answer.value().item()->sequence);
+                if (answer.value().is_item())
+                    return kio::Poll<model::Next<std::uint64_t>>(answer.value().item()->sequence);
                 if (answer.value().is_end()) return kio::Poll<model::Next<std::uint64_t>>(model::End{});
                 return kio::Poll<model::Next<std::uint64_t>>(answer.value().error());
             });

@@ -103,7 +103,8 @@ private:
 };
 
 void throw_core_assertion(const char* file, int line, const std::string& what) {
-    throw CoreAssertionFailed("moq assertion failed at " + std::string(file) + ":" + std::to_string(line) + ": " + what);
+    throw CoreAssertionFailed("moq assertion failed at " + std::string(file) + ":" + std::to_string(line) + ": " +
+                              what);
 }
 
 const std::string& task_field(const TaskSlot& slot) { return slot.field; }
@@ -193,8 +194,9 @@ Executor::Executor(Options options)
       task_random_(random_.fork(1)),
       strategy_(make_strategy(options_.strategy, random_.fork(2))),
       trace_(options_.keep_trace) {
-    trace_.record(0, "seed", "\"seed\":" + std::to_string(options_.seed) + ",\"strategy\":" +
-                                 util::json_quote(strategy_name(options_.strategy.kind)));
+    trace_.record(0, "seed",
+                  "\"seed\":" + std::to_string(options_.seed) +
+                      ",\"strategy\":" + util::json_quote(strategy_name(options_.strategy.kind)));
 }
 
 Executor::~Executor() {
@@ -230,25 +232,24 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
     slot->body = std::move(body);
     slot->identity = new_wake_target(slot->id);
     TaskSlot* raw = slot.get();
-    slot->fiber = boost::context::fiber(
-        std::allocator_arg, TaskStack(options_.stack_size, raw->sanitizer),
-        [this, raw](boost::context::fiber&& scheduler) {
-            raw->sanitizer.arrived();
-            raw->back = std::move(scheduler);
-            try {
-                if (!unwinding_) {
-                    Task handle(*this, *raw);
-                    raw->body(handle);
-                }
-            } catch (const TaskUnwound&) {
-                // the executor is going away: this task ends here
-            } catch (...) {
-                task_error_ = std::current_exception();
-            }
-            raw->state = TaskSlot::State::finished;
-            raw->sanitizer.leaving_for_good();
-            return std::move(raw->back);
-        });
+    slot->fiber = boost::context::fiber(std::allocator_arg, TaskStack(options_.stack_size, raw->sanitizer),
+                                        [this, raw](boost::context::fiber&& scheduler) {
+                                            raw->sanitizer.arrived();
+                                            raw->back = std::move(scheduler);
+                                            try {
+                                                if (!unwinding_) {
+                                                    Task handle(*this, *raw);
+                                                    raw->body(handle);
+                                                }
+                                            } catch (const TaskUnwound&) {
+                                                // the executor is going away: this task ends here
+                                            } catch (...) {
+                                                task_error_ = std::current_exception();
+                                            }
+                                            raw->state = TaskSlot::State::finished;
+                                            raw->sanitizer.leaving_for_good();
+                                            return std::move(raw->back);
+                                        });
     raw->sanitizer.created();
     trace_.record(steps_, "spawn", task_field(*raw));
     tasks_.push_back(std::move(slot));
@@ -299,9 +300,7 @@ void Executor::wake(std::uint32_t task, std::uint64_t identity) {
             slot.woken = true;
             effect = ",\"effect\":\"deduplicated\"";
             break;
-        case TaskSlot::State::finished:
-            effect = ",\"effect\":\"finished\"";
-            break;
+        case TaskSlot::State::finished: effect = ",\"effect\":\"finished\""; break;
     }
     trace_.record(steps_, "wake", {task_field(slot), effect});
 }
@@ -373,8 +372,8 @@ RunResult Executor::finish(Outcome outcome, std::string message) {
 std::optional<std::string> Executor::clock_stuck(kio::Instant to) const {
     const kio::Instant now = clock_.now();
     if (now < to)
-        return "the clock cannot advance: told to move to " + std::to_string(to.since_start.count()) + " ns, it stays at " +
-               std::to_string(now.since_start.count()) + " ns";
+        return "the clock cannot advance: told to move to " + std::to_string(to.since_start.count()) +
+               " ns, it stays at " + std::to_string(now.since_start.count()) + " ns";
     // The clock fires every deadline at or before its time, so one still due fired nothing.
     if (const auto next = clock_.next_deadline(); next && *next <= now)
         return "advancing the clock fired nothing: a deadline at " + std::to_string(next->since_start.count()) +
@@ -409,7 +408,6 @@ RunResult Executor::run() {
 }
 
 RunResult Executor::run_loop() {
-
     for (;;) {
         if (task_error_) {
             std::string what = "a task threw";
@@ -417,16 +415,15 @@ RunResult Executor::run_loop() {
                 std::rethrow_exception(task_error_);
             } catch (const std::exception& error) {
                 what += ": " + std::string(error.what());
-            } catch (...) {
-            }
+            } catch (...) {}
             return finish(Outcome::task_failed, what);
         }
-        const bool all_finished = std::all_of(tasks_.begin(), tasks_.end(), [](const auto& slot) {
-            return slot->state == TaskSlot::State::finished;
-        });
+        const bool all_finished = std::all_of(
+            tasks_.begin(), tasks_.end(), [](const auto& slot) { return slot->state == TaskSlot::State::finished; });
         if (all_finished) return finish(Outcome::finished, "every task finished");
 
-        if (!options_.eager && options_.spurious_polls_per_1000 != 0 && random_.chance(options_.spurious_polls_per_1000, 1000)) {
+        if (!options_.eager && options_.spurious_polls_per_1000 != 0 &&
+            random_.chance(options_.spurious_polls_per_1000, 1000)) {
             std::vector<TaskSlot*> parked;
             for (auto& slot : tasks_)
                 if (slot->state == TaskSlot::State::parked) parked.push_back(slot.get());
@@ -462,8 +459,7 @@ RunResult Executor::run_loop() {
                 continue;
             }
             if (quiescence_) {
-                if (std::optional<std::string> missed = quiescence_())
-                    return finish(Outcome::missed_wake, *missed);
+                if (std::optional<std::string> missed = quiescence_()) return finish(Outcome::missed_wake, *missed);
             }
             if (options_.parked_at_quiescence_is_quiet) return finish(Outcome::quiet, "quiet: " + parked_tasks());
             return finish(Outcome::deadlock, "every task parked, no deadline pending: " + parked_tasks());

@@ -44,7 +44,7 @@ struct Options {
     // run a woken task inline do; a task already polling records a re-poll instead.
     bool inline_wakes = false;
     // Faults.
-    std::uint32_t clock_jumps_per_1000 = 0;       // time jumps past the next deadline
+    std::uint32_t clock_jumps_per_1000 = 0;  // time jumps past the next deadline
     kio::Duration clock_jump_max = std::chrono::seconds(1);
     // Budgets that turn a hang into a report.
     std::uint64_t max_steps = 200000;
@@ -190,9 +190,9 @@ private:
     std::deque<std::unique_ptr<detail::TaskSlot>> tasks_;
     std::vector<std::uint32_t> runnable_;  // in the order tasks became runnable
     detail::TaskSlot* running_ = nullptr;  // the innermost task running (inline wakes nest)
-    bool firing_timers_ = false;             // the clock has moved and its timers are firing
-    bool in_run_ = false;                   // inline wakes only while run() drives the tasks
-    bool unwinding_ = false;                // the destructor is unwinding unfinished tasks
+    bool firing_timers_ = false;           // the clock has moved and its timers are firing
+    bool in_run_ = false;                  // inline wakes only while run() drives the tasks
+    bool unwinding_ = false;               // the destructor is unwinding unfinished tasks
     std::uint64_t steps_ = 0;
     std::uint64_t polls_ = 0;
     std::uint64_t switches_ = 0;

@@ -90,9 +90,8 @@ private:
         }
     }
     std::uint32_t highest(const std::vector<std::uint32_t>& runnable) const {
-        return *std::max_element(runnable.begin(), runnable.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return priorities_[a] < priorities_[b];
-        });
+        return *std::max_element(runnable.begin(), runnable.end(),
+                                 [&](std::uint32_t a, std::uint32_t b) { return priorities_[a] < priorities_[b]; });
     }
 
     Random random_;

@@ -34,7 +34,7 @@ public:
 struct StrategyOptions {
     StrategyKind kind = StrategyKind::random;
     int pct_depth = 2;
-    std::uint64_t pct_steps = 200;       // expected steps of a run, where change points fall
+    std::uint64_t pct_steps = 200;         // expected steps of a run, where change points fall
     std::uint32_t preempt_per_1000 = 250;  // random: chance to switch at a schedule point
 };
 

@@ -37,8 +37,8 @@ void Trace::record(std::uint64_t step, std::string_view event, std::initializer_
     hash("}\n");
     ++events_;
     if (!keep_lines_) return;
-    std::string line = "{\"step\":" + std::string(number, static_cast<std::size_t>(digits)) + ",\"event\":" +
-                       util::json_quote(event);
+    std::string line =
+        "{\"step\":" + std::string(number, static_cast<std::size_t>(digits)) + ",\"event\":" + util::json_quote(event);
     if (any) line.push_back(',');
     for (std::string_view field : fields) line.append(field);
     line.push_back('}');

@@ -19,9 +19,7 @@ public:
     // braces), given in pieces that are joined as they are hashed: the line itself is
     // built only when lines are kept, so a sweep pays for no string per event.
     void record(std::uint64_t step, std::string_view event, std::initializer_list<std::string_view> fields);
-    void record(std::uint64_t step, std::string_view event, std::string_view fields) {
-        record(step, event, {fields});
-    }
+    void record(std::uint64_t step, std::string_view event, std::string_view fields) { record(step, event, {fields}); }
 
     [[nodiscard]] std::uint64_t digest() const { return digest_; }
     [[nodiscard]] std::uint64_t events() const { return events_; }

@@ -98,8 +98,7 @@ public:
     template <class... Args>
     explicit Producer(std::in_place_t, Args&&... args)
         : state_(std::make_shared<detail::CellState<T>>(std::forward<Args>(args)...)) {}
-    explicit Producer(T value = T())
-        : state_(std::make_shared<detail::CellState<T>>(std::move(value))) {}
+    explicit Producer(T value = T()) : state_(std::make_shared<detail::CellState<T>>(std::move(value))) {}
 
     Producer(const Producer& other) : state_(other.state_) {
         CoreLock lock(state_->mutex, cell_lock_level<T>);
@@ -238,7 +237,6 @@ public:
     }
 
 private:
-
     std::shared_ptr<detail::CellState<T>> state_;
 };
 

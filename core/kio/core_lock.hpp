@@ -26,14 +26,14 @@ struct CodePlace {
 
 // The lock order: a thread holding a lock takes only locks of a higher level.
 enum class LockLevel : std::uint8_t {
-    none = 0,        // no lock held
-    route = 1,       // a route cell: its state holds the serving track's consumer
-    track = 2,       // a track cell: its state holds a consumer of each group
-    group = 3,       // a group cell
-    cell = 4,        // any other cell (preferences, tests'); nothing is taken under it but leaves
-    gate = 5,        // an idle gate's recorded task
-    clock = 6,       // a clock's time
-    timers = 7,      // a timer queue
+    none = 0,            // no lock held
+    route = 1,           // a route cell: its state holds the serving track's consumer
+    track = 2,           // a track cell: its state holds a consumer of each group
+    group = 3,           // a group cell
+    cell = 4,            // any other cell (preferences, tests'); nothing is taken under it but leaves
+    gate = 5,            // an idle gate's recorded task
+    clock = 6,           // a clock's time
+    timers = 7,          // a timer queue
     waiter_records = 8,  // an identity's records of the lists it joined: innermost
 };
 

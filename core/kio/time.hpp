@@ -33,7 +33,8 @@ struct Instant {
 
     static Duration saturating_add(Duration a, Duration b) {
         Duration::rep sum = 0;
-        if (__builtin_add_overflow(a.count(), b.count(), &sum)) return b.count() > 0 ? Duration::max() : Duration::min();
+        if (__builtin_add_overflow(a.count(), b.count(), &sum))
+            return b.count() > 0 ? Duration::max() : Duration::min();
         return Duration(sum);
     }
 };

@@ -37,8 +37,7 @@ void Identity::release_weak() noexcept {
 bool Identity::try_upgrade() noexcept {
     std::uint32_t count = strong_.load(std::memory_order_relaxed);
     while (count != 0) {
-        if (strong_.compare_exchange_weak(count, count + 1, std::memory_order_acquire,
-                                          std::memory_order_relaxed))
+        if (strong_.compare_exchange_weak(count, count + 1, std::memory_order_acquire, std::memory_order_relaxed))
             return true;
     }
     return false;
@@ -93,8 +92,7 @@ Waiter::Waiter(Waiter&& other) noexcept
       noop_(other.noop_) {}
 
 Waiter::~Waiter() {
-    if (detail::Identity* identity = identity_.load(std::memory_order_acquire))
-        identity->release_strong();
+    if (detail::Identity* identity = identity_.load(std::memory_order_acquire)) identity->release_strong();
 }
 
 detail::Identity& Waiter::identity() const {
@@ -102,8 +100,7 @@ detail::Identity& Waiter::identity() const {
     detail::Identity* current = identity_.load(std::memory_order_acquire);
     if (current) return *current;
     auto* created = new detail::Identity(waker_);
-    if (identity_.compare_exchange_strong(current, created, std::memory_order_acq_rel))
-        return *created;
+    if (identity_.compare_exchange_strong(current, created, std::memory_order_acq_rel)) return *created;
     created->release_strong();  // another thread won the race
     return *current;
 }

@@ -37,9 +37,7 @@ public:
     [[nodiscard]] bool try_upgrade() noexcept;
     [[nodiscard]] bool alive() const noexcept { return strong_.load(std::memory_order_acquire) != 0; }
     // No list entry references this identity anywhere.
-    [[nodiscard]] bool registered_nowhere() const noexcept {
-        return weak_.load(std::memory_order_acquire) == 1;
-    }
+    [[nodiscard]] bool registered_nowhere() const noexcept { return weak_.load(std::memory_order_acquire) == 1; }
 
     [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
     [[nodiscard]] const Waker& waker() const noexcept { return waker_; }
@@ -89,9 +87,7 @@ public:
 
     [[nodiscard]] const Waker& waker() const noexcept { return waker_; }
     [[nodiscard]] bool is_noop() const noexcept { return noop_; }
-    [[nodiscard]] bool has_identity() const noexcept {
-        return identity_.load(std::memory_order_acquire) != nullptr;
-    }
+    [[nodiscard]] bool has_identity() const noexcept { return identity_.load(std::memory_order_acquire) != nullptr; }
 
     // Joins `list` (idempotent per identity). The caller holds the lock `list` lives under.
     void register_on(WaiterList& list) const;

@@ -28,9 +28,7 @@ WaiterList::WaiterList() : id_(next_list_id()) {}
 
 WaiterList::WaiterList(Untracked) noexcept {}
 
-WaiterList::WaiterList(WaiterList&& other) noexcept : id_(other.id_), epoch_(other.epoch_) {
-    steal(other);
-}
+WaiterList::WaiterList(WaiterList&& other) noexcept : id_(other.id_), epoch_(other.epoch_) { steal(other); }
 
 WaiterList& WaiterList::operator=(WaiterList&& other) noexcept {
     if (this == &other) return *this;
@@ -76,13 +74,10 @@ void WaiterList::release_entries() noexcept {
 void WaiterList::add(const Waiter& waiter) {
     if (waiter.is_noop()) return;
     detail::Identity& identity = waiter.identity();
-    const detail::Presence presence =
-        id_ == 0 ? detail::Presence::unknown : identity.presume(id_, epoch_);
+    const detail::Presence presence = id_ == 0 ? detail::Presence::unknown : identity.presume(id_, epoch_);
     switch (presence) {
-        case detail::Presence::present:
-            return;
-        case detail::Presence::absent:
-            break;
+        case detail::Presence::present: return;
+        case detail::Presence::absent: break;
         case detail::Presence::unknown:
             if (!identity.registered_nowhere()) {
                 for (std::uint32_t i = 0; i < len_; ++i)

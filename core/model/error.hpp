@@ -7,16 +7,16 @@
 namespace moq::model {
 
 enum class Error {
-    cancel,       // the producer gave up on purpose
-    dropped,      // the producer went away without finishing
-    old,          // the reader's budget gave up on stale content
-    too_large,    // a size or count limit was exceeded
-    wrong_size,   // a chunk or frame did not match its declared size
-    frame_open,   // the call needs the in-flight frame to be finished first
-    closed,       // written after finish or abort
-    route_failed, // the copy's route broke (transport, session, going away)
-    unroutable,   // the route ended with no copy left to serve
-    not_found,    // no copy can deliver what was asked
+    cancel,        // the producer gave up on purpose
+    dropped,       // the producer went away without finishing
+    old,           // the reader's budget gave up on stale content
+    too_large,     // a size or count limit was exceeded
+    wrong_size,    // a chunk or frame did not match its declared size
+    frame_open,    // the call needs the in-flight frame to be finished first
+    closed,        // written after finish or abort
+    route_failed,  // the copy's route broke (transport, session, going away)
+    unroutable,    // the route ended with no copy left to serve
+    not_found,     // no copy can deliver what was asked
 };
 
 constexpr std::string_view error_name(Error error) {

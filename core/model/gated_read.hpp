@@ -33,8 +33,7 @@ public:
     // A full walk: runs `walk` with the waiter to register on every input, and arms the
     // gate iff it answered Pending with nothing fired. `set_up` is a mutation switch.
     template <class Walk>
-    auto walk(const kio::Waiter& waiter, const K& key, bool set_up, Walk&& walk)
-        -> decltype(walk(waiter)) {
+    auto walk(const kio::Waiter& waiter, const K& key, bool set_up, Walk&& walk) -> decltype(walk(waiter)) {
         using Answer = decltype(walk(waiter));
         ++counter_.walks;
         const bool had_gate = gate_ != nullptr;

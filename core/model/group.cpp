@@ -31,8 +31,7 @@ Next<T> as(const Next<std::monostate>& ending) {
 
 // ---- producer ----
 
-GroupProducer::GroupProducer(std::uint64_t sequence, GroupLimits limits)
-    : sequence_(sequence), cell_(std::in_place) {
+GroupProducer::GroupProducer(std::uint64_t sequence, GroupLimits limits) : sequence_(sequence), cell_(std::in_place) {
     cell_.modify_quietly([&](GroupState& state) {
         state.sequence = sequence;
         state.limits = limits;
@@ -289,7 +288,8 @@ kio::Poll<Next<T>> GroupConsumer::recovering(const kio::Waiter& waiter, Read&& r
 std::optional<Next<std::monostate>> GroupConsumer::expiry_verdict(const kio::Waiter& waiter) {
     if (!expiry_ || expired_ || ended_ || capped()) return std::nullopt;
     std::optional<kio::Duration> budget;
-    if (recover_) budget = recover_->poll_budget(registering(MOQ_SITE("group.budget.register", register_input), waiter));
+    if (recover_)
+        budget = recover_->poll_budget(registering(MOQ_SITE("group.budget.register", register_input), waiter));
     last_budget_ = budget;
     const kio::Waiter& registered = registering(MOQ_SITE("group.expiry.register", register_input), waiter);
     if (!expiry_->is_expired(budget, registered)) return std::nullopt;
@@ -396,8 +396,7 @@ kio::Poll<Next<FrameReader>> GroupConsumer::poll_next_frame(const kio::Waiter& w
     if (given_up_) return Next<FrameReader>(*given_up_);
     return resumed<FrameReader>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<FrameReader>> {
         if (capped()) return Next<FrameReader>(End{});
-        const kio::Waiter& registered =
-            registering(MOQ_SITE("group.next_frame.register", register_input), through);
+        const kio::Waiter& registered = registering(MOQ_SITE("group.next_frame.register", register_input), through);
         auto answer = cell_.poll(registered, [&](const GroupState& state) -> std::optional<Next<std::monostate>> {
             if (index_ < state.next_index()) return Next<std::monostate>(std::monostate{});
             return terminal(state, index_);
@@ -421,8 +420,7 @@ kio::Poll<Next<std::size_t>> GroupConsumer::poll_finished(const kio::Waiter& wai
     if (expired_) return Next<std::size_t>(Error::old);
     if (given_up_) return Next<std::size_t>(*given_up_);
     return resumed<std::size_t>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<std::size_t>> {
-        const kio::Waiter& registered =
-            registering(MOQ_SITE("group.finished.register", register_input), through);
+        const kio::Waiter& registered = registering(MOQ_SITE("group.finished.register", register_input), through);
         auto answer = cell_.poll(registered, [&](const GroupState& state) -> std::optional<Next<std::size_t>> {
             if (state.fin) {
                 if (state.abort && index_ < *state.fin) return Next<std::size_t>(*state.abort);

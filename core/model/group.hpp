@@ -187,8 +187,8 @@ private:
     std::shared_ptr<Expiry> expiry_;
     bool expired_ = false;
     bool ended_ = false;
-    std::optional<Error> given_up_;             // no route could continue the group
-    std::optional<kio::Duration> last_budget_;  // the reader's budget at the last verdict
+    std::optional<Error> given_up_;                      // no route could continue the group
+    std::optional<kio::Duration> last_budget_;           // the reader's budget at the last verdict
     std::shared_ptr<std::atomic<std::uint64_t>> bytes_;  // the meter, if any
     std::unique_ptr<Recover> recover_;
     GatedRead<Whole> reads_{2};

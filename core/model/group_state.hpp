@@ -24,13 +24,13 @@ struct GroupState {
     static constexpr kio::LockLevel lock_level = kio::LockLevel::group;  // its cell's, in the lock order
     std::uint64_t sequence = 0;
     GroupLimits limits;
-    std::vector<Bytes> frames;                 // complete frames, by index
-    std::shared_ptr<std::string> partial;      // the frame still arriving, if any
-    std::size_t partial_size = 0;              // its declared size
-    std::size_t bytes = 0;                     // complete and arriving bytes
-    std::optional<std::size_t> fin;            // frame count once finished
+    std::vector<Bytes> frames;             // complete frames, by index
+    std::shared_ptr<std::string> partial;  // the frame still arriving, if any
+    std::size_t partial_size = 0;          // its declared size
+    std::size_t bytes = 0;                 // complete and arriving bytes
+    std::optional<std::size_t> fin;        // frame count once finished
     std::optional<Error> abort;
-    bool released = false;                     // `abort` came from the last producer going, not an abort
+    bool released = false;  // `abort` came from the last producer going, not an abort
 
     // Aborted by its producer (T6, R17): a group whose producer only went away
     // unfinished is not (G7), though its readers get `dropped`.

@@ -19,7 +19,7 @@ class Next {
 public:
     Next(T item) : value_(std::in_place_index<0>, std::move(item)) {}  // NOLINT: implicit
     Next(End) : value_(std::in_place_index<1>) {}                      // NOLINT: implicit
-    Next(Error error) : value_(std::in_place_index<2>, error) {}      // NOLINT: implicit
+    Next(Error error) : value_(std::in_place_index<2>, error) {}       // NOLINT: implicit
 
     [[nodiscard]] bool is_item() const { return value_.index() == 0; }
     [[nodiscard]] bool is_end() const { return value_.index() == 1; }

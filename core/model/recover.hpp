@@ -33,7 +33,7 @@ public:
     virtual bool wants(std::optional<Error> failed, const kio::Waiter& waiter) = 0;
     // The replacement to continue from, an error that ends the group, or Pending.
     virtual kio::Poll<std::variant<Replacement, Error>> poll(std::size_t index, std::optional<Error> failed,
-                                                            const kio::Waiter& waiter) = 0;
+                                                             const kio::Waiter& waiter) = 0;
     // Commits to a replacement once the caller has taken it.
     virtual void adopt(const Replacement& replacement) = 0;
     [[nodiscard]] virtual std::unique_ptr<Recover> clone() const = 0;

@@ -6,8 +6,6 @@
 
 namespace moq::model {
 
-inline const kio::Waiter& registering(bool on, const kio::Waiter& waiter) {
-    return on ? waiter : kio::noop_waiter();
-}
+inline const kio::Waiter& registering(bool on, const kio::Waiter& waiter) { return on ? waiter : kio::noop_waiter(); }
 
 }  // namespace moq::model

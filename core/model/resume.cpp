@@ -20,8 +20,8 @@ std::optional<std::uint64_t> max_of(std::optional<std::uint64_t> a, std::optiona
 
 }  // namespace
 
-ResumeReader::ResumeReader(kio::Consumer<RouteState> route, kio::Consumer<Preferences> preferences,
-                           kio::Clock& clock, ResumeOptions options)
+ResumeReader::ResumeReader(kio::Consumer<RouteState> route, kio::Consumer<Preferences> preferences, kio::Clock& clock,
+                           ResumeOptions options)
     : route_(std::move(route)), preferences_(std::move(preferences)), clock_(&clock), options_(options) {}
 
 void ResumeReader::drop_aborted_peek() {
@@ -60,7 +60,8 @@ void ResumeReader::follow_route(const RouteState& route) {
     if (!route.serving) return;
     // Copies stay ordered oldest first: the newest may serve (R3).
     if (!copies_.empty()) MOQ_ASSERT_LT(copies_.back().generation, route.generation);
-    Copy fresh{route.generation, *route.serving, {}, {}, false, std::nullopt, kio::Instant{}, mirrored_, newest_.value_or(0)};
+    Copy fresh{route.generation, *route.serving,     {}, {}, false, std::nullopt, kio::Instant{},
+               mirrored_,        newest_.value_or(0)};
     copies_.push_back(std::move(fresh));
 }
 
@@ -151,9 +152,9 @@ ResumeReader::RouteRead ResumeReader::sync_inputs(const kio::Waiter& waiter) {
                    route_.is_closed()};
     kio::schedule_point("resume.after_route");
     // Preferences are re-read and re-registered on every walk.
-    const Preferences preferences = preferences_.read_and_watch(
-        registering(MOQ_SITE("resume.preferences.register", register_input), waiter),
-        [](const Preferences& state) { return state; });
+    const Preferences preferences =
+        preferences_.read_and_watch(registering(MOQ_SITE("resume.preferences.register", register_input), waiter),
+                                    [](const Preferences& state) { return state; });
     if (!(preferences == mirrored_)) {
         mirrored_ = preferences;
         for (Copy& copy : copies_)
@@ -248,8 +249,9 @@ bool ResumeReader::offer_best(Walk walk, const Scan& scan, kio::Instant now) {
 std::optional<Next<const Peek*>> ResumeReader::end_rules(const RouteRead& read, Walk walk) const {
     const std::size_t slot = index(walk);
     const RouteState& route = read.route;
-    const Copy* serving =
-        (route.serving && !copies_.empty() && copies_.back().generation == seen_generation_) ? &copies_.back() : nullptr;
+    const Copy* serving = (route.serving && !copies_.empty() && copies_.back().generation == seen_generation_)
+                              ? &copies_.back()
+                              : nullptr;
     // No route will come once the route ended or its producer is gone.
     const bool concluded = route.end.has_value() || read.closed;
     if (range_exhausted(walk)) return Next<const Peek*>(End{});
@@ -414,7 +416,7 @@ bool ResumeRecover::wants(std::optional<Error> failed, const kio::Waiter& waiter
 }
 
 kio::Poll<std::variant<Replacement, Error>> ResumeRecover::poll(std::size_t, std::optional<Error> failed,
-                                                               const kio::Waiter& waiter) {
+                                                                const kio::Waiter& waiter) {
     using Answer = std::variant<Replacement, Error>;
     const RouteState route = route_.read_and_watch(waiter, [](const RouteState& state) { return state; });
     if (route.end && *route.end) return Answer(**route.end);

@@ -158,10 +158,10 @@ private:
     // Arrivals past the range's end, for a raised end; one per copy that offered the
     // sequence, so one copy aborting its group leaves the others' (R12, R17).
     std::multimap<std::uint64_t, Held> held_;
-    std::optional<std::uint64_t> floor_;   // last sequence a sequence walk handed out
-    std::set<std::uint64_t> delivered_;    // what arrival walks handed out, bounded
-    std::uint64_t delivered_floor_ = 0;    // one past the highest sequence delivered_ forgot
-    std::optional<std::uint64_t> newest_;  // highest sequence handed out by any walk
+    std::optional<std::uint64_t> floor_;       // last sequence a sequence walk handed out
+    std::set<std::uint64_t> delivered_;        // what arrival walks handed out, bounded
+    std::uint64_t delivered_floor_ = 0;        // one past the highest sequence delivered_ forgot
+    std::optional<std::uint64_t> newest_;      // highest sequence handed out by any walk
     std::optional<std::uint64_t> taken_from_;  // generation of the copy of the last take
     std::uint64_t range_start_ = 0;
     std::optional<std::uint64_t> range_end_;
@@ -174,12 +174,15 @@ class ResumeRecover final : public Recover {
 public:
     ResumeRecover(kio::Consumer<RouteState> route, kio::Consumer<Preferences> preferences, std::uint64_t generation,
                   std::uint64_t sequence)
-        : route_(std::move(route)), preferences_(std::move(preferences)), generation_(generation), sequence_(sequence) {}
+        : route_(std::move(route)),
+          preferences_(std::move(preferences)),
+          generation_(generation),
+          sequence_(sequence) {}
 
     std::optional<kio::Duration> poll_budget(const kio::Waiter& waiter) override;
     bool wants(std::optional<Error> failed, const kio::Waiter& waiter) override;
     kio::Poll<std::variant<Replacement, Error>> poll(std::size_t index, std::optional<Error> failed,
-                                                    const kio::Waiter& waiter) override;
+                                                     const kio::Waiter& waiter) override;
     void adopt(const Replacement& replacement) override {
         // A replacement comes from a newer route generation than the copy it replaces.
         MOQ_ASSERT_GT(replacement.generation, generation_);

@@ -15,8 +15,8 @@ namespace moq::model {
 struct RouteState {
     static constexpr kio::LockLevel lock_level = kio::LockLevel::route;  // its cell's, in the lock order
     std::uint64_t generation = 0;
-    std::optional<TrackConsumer> serving;       // none while parked
-    std::optional<std::optional<Error>> end;    // set once: a clean end or an error
+    std::optional<TrackConsumer> serving;     // none while parked
+    std::optional<std::optional<Error>> end;  // set once: a clean end or an error
 };
 
 class Route {

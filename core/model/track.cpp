@@ -11,7 +11,9 @@ std::variant<GroupProducer, Error> TrackProducer::create_group(std::uint64_t seq
     return land(sequence, limits);
 }
 
-std::variant<GroupProducer, Error> TrackProducer::append_group(GroupLimits limits) { return land(std::nullopt, limits); }
+std::variant<GroupProducer, Error> TrackProducer::append_group(GroupLimits limits) {
+    return land(std::nullopt, limits);
+}
 
 std::variant<GroupProducer, Error> TrackProducer::land(std::optional<std::uint64_t> at, GroupLimits limits) {
     std::optional<GroupProducer> created;

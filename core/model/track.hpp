@@ -25,10 +25,10 @@ namespace moq::model {
 
 struct TrackState {
     static constexpr kio::LockLevel lock_level = kio::LockLevel::track;  // its cell's, in the lock order
-    std::map<std::uint64_t, GroupConsumer> groups;  // a reader at frame 0 of each group
-    std::vector<std::uint64_t> arrival;             // sequences in landing order
+    std::map<std::uint64_t, GroupConsumer> groups;                       // a reader at frame 0 of each group
+    std::vector<std::uint64_t> arrival;                                  // sequences in landing order
     std::optional<std::uint64_t> max_sequence;
-    std::optional<std::uint64_t> final_sequence;    // exclusive end, once finished
+    std::optional<std::uint64_t> final_sequence;  // exclusive end, once finished
     std::optional<Error> abort;
 };
 
@@ -136,8 +136,8 @@ private:
 
     TrackConsumer track_;
     Walk walk_;
-    std::uint64_t floor_;             // sequences below are not offered
-    std::size_t arrival_index_ = 0;   // next arrival entry to look at
+    std::uint64_t floor_;            // sequences below are not offered
+    std::size_t arrival_index_ = 0;  // next arrival entry to look at
     std::optional<Peek> peeked_;
     GatedRead<Walk> reads_{1};
 };

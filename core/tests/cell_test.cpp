@@ -100,7 +100,9 @@ TEST_CASE("consumer_churn_does_not_wake_value_or_closed_waiters") {
     Consumer<int> consumer = producer.consume();
     CHECK(consumer.poll(value_waiter, at_least(1)).is_pending());
     CHECK(consumer.poll_closed(closed_waiter).is_pending());
-    for (int i = 0; i < 100; ++i) { [[maybe_unused]] Consumer<int> churn = producer.consume(); }
+    for (int i = 0; i < 100; ++i) {
+        [[maybe_unused]] Consumer<int> churn = producer.consume();
+    }
     CHECK(value_task.wakes() == 0);
     CHECK(closed_task.wakes() == 0);
     producer.modify([](int& value) { value = 1; });

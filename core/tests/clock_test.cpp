@@ -4,8 +4,8 @@
 #include <thread>
 
 #include "kio/clock.hpp"
-#include "kio/manual_clock.hpp"
 #include "kio/deadline.hpp"
+#include "kio/manual_clock.hpp"
 #include "kio/system_clock.hpp"
 #include "support/counting_waker.hpp"
 

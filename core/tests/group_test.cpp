@@ -19,7 +19,6 @@ using moq::test::frame_of;
 using moq::test::OneGroup;
 using moq::test::WakeCounter;
 
-
 TEST_CASE("frames_are_read_in_order_then_the_group_ends") {
     WakeCounter task;
     const Waiter waiter{task.waker()};
@@ -276,8 +275,8 @@ TEST_CASE("read_object_hands_out_the_index_and_the_encoded_payload") {
 
 TEST_CASE("the_run_length_codec_round_trips") {
     // A run of zero bytes at the end must not take in the terminator past the string.
-    for (const std::string& plain : {std::string(), std::string("a"), std::string(600, 'z') + "q", std::string("abcabc"),
-                                     std::string(3, '\0')}) {
+    for (const std::string& plain :
+         {std::string(), std::string("a"), std::string(600, 'z') + "q", std::string("abcabc"), std::string(3, '\0')}) {
         const std::string packed = moq::model::compress(Codec::run_length, plain);
         CHECK(moq::model::decompress(Codec::run_length, packed) == plain);
     }

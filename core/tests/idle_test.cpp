@@ -11,13 +11,13 @@
 #include "kio/clock.hpp"
 #include "kio/manual_clock.hpp"
 #include "kio/waiter.hpp"
-#include "model/group.hpp"
 #include "model/gated_read.hpp"
+#include "model/group.hpp"
 #include "model/idle.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/counting_waker.hpp"
-#include "support/one_group.hpp"
 #include "support/lagging_clock.hpp"
+#include "support/one_group.hpp"
 #include "support/test_recover.hpp"
 
 using moq::kio::Consumer;
@@ -32,12 +32,12 @@ using moq::model::Error;
 using moq::model::GroupConsumer;
 using moq::model::GroupProducer;
 using moq::model::Idle;
-using moq::test::TestPreferences;
-using moq::test::TestRecover;
-using moq::test::TestRouteState;
 using moq::test::ended;
 using moq::test::frame_of;
 using moq::test::OneGroup;
+using moq::test::TestPreferences;
+using moq::test::TestRecover;
+using moq::test::TestRouteState;
 using moq::test::WakeCounter;
 using namespace std::chrono_literals;
 
@@ -48,8 +48,6 @@ void park_until_armed(GroupConsumer& consumer, const Waiter& waiter) {
     for (int i = 0; i < 3; ++i) REQUIRE(consumer.poll_read_frame(waiter).is_pending());
     REQUIRE(consumer.gate_armed());
 }
-
-
 
 // The consumer has read its one frame and parked for the next, gate armed.
 void read_one_then_park(OneGroup& group) {
@@ -418,7 +416,9 @@ public:
         return Answer(moq::model::Replacement{copy.consume().cell(), nullptr, 0});
     }
     void adopt(const moq::model::Replacement&) override { ++*adopted_; }
-    [[nodiscard]] std::unique_ptr<Recover> clone() const override { return std::make_unique<EndlessFailingRoute>(*this); }
+    [[nodiscard]] std::unique_ptr<Recover> clone() const override {
+        return std::make_unique<EndlessFailingRoute>(*this);
+    }
 
 private:
     int* adopted_;

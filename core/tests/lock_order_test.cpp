@@ -60,8 +60,7 @@ TEST_CASE("w3_reading_a_track_under_a_group_lock_fails_the_lock_order") {
     REQUIRE(std::holds_alternative<moq::model::GroupProducer>(created));
     const moq::model::GroupConsumer group = std::get<moq::model::GroupProducer>(created).consume();
     // The cells' own levels: a track read nested in a group's lock is out of order.
-    CHECK_THROWS_AS(group.cell().read([&](const moq::model::GroupState&) { return track.latest(); }),
-                    AssertionThrown);
+    CHECK_THROWS_AS(group.cell().read([&](const moq::model::GroupState&) { return track.latest(); }), AssertionThrown);
     // In order it passes: a group read under the route's lock and the track's.
     moq::model::Route route;
     route.serve_from(track.consume());

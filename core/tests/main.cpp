@@ -17,8 +17,7 @@ void list_sites() {
     using moq::util::json_quote;
     for (const moq::mutation::Site& site : moq::mutation::sites()) {
         std::printf("{\"name\":%s,\"category\":%s,\"file\":%s,\"line\":%d,\"survivor_reason\":%s}\n",
-                    json_quote(site.name).c_str(),
-                    json_quote(moq::mutation::category_name(site.category)).c_str(),
+                    json_quote(site.name).c_str(), json_quote(moq::mutation::category_name(site.category)).c_str(),
                     json_quote(site.file).c_str(), site.line, json_quote(site.survivor_reason).c_str());
     }
 }
@@ -26,11 +25,12 @@ void list_sites() {
 void list_generated() {
     using moq::util::json_quote;
     for (const moq::mutation::GeneratedMutant& mutant : moq::mutation::generated_mutants()) {
-        std::printf("{\"id\":%s,\"file\":%s,\"line\":%d,\"column\":%d,\"operator\":%s,\"original\":%s,"
-                    "\"replacement\":%s}\n",
-                    json_quote(mutant.id).c_str(), json_quote(mutant.file).c_str(), mutant.line, mutant.column,
-                    json_quote(mutant.mutation).c_str(), json_quote(mutant.original).c_str(),
-                    json_quote(mutant.replacement).c_str());
+        std::printf(
+            "{\"id\":%s,\"file\":%s,\"line\":%d,\"column\":%d,\"operator\":%s,\"original\":%s,"
+            "\"replacement\":%s}\n",
+            json_quote(mutant.id).c_str(), json_quote(mutant.file).c_str(), mutant.line, mutant.column,
+            json_quote(mutant.mutation).c_str(), json_quote(mutant.original).c_str(),
+            json_quote(mutant.replacement).c_str());
     }
 }
 

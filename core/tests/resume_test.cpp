@@ -314,7 +314,7 @@ TEST_CASE_FIXTURE(Front, "a_group_landing_below_a_finished_copys_end_is_still_ha
     CHECK(take(Walk::arrival) == 0);
     land(b, 2);
     route.serve_from(b.consume());
-    REQUIRE_FALSE(b.finish());  // ends at 3; 1 may still land
+    REQUIRE_FALSE(b.finish());      // ends at 3; 1 may still land
     CHECK(pending(Walk::arrival));  // A may still land 1 within its grace
     task.reset();
     land(b, 1);

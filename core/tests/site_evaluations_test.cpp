@@ -20,9 +20,7 @@ bool evaluate_counted_site() {
 }
 
 // What a site evaluated `times` times must report in this build.
-std::uint64_t expected(std::uint64_t times) {
-    return moq::mutation::mutants_enabled() ? times : 0;
-}
+std::uint64_t expected(std::uint64_t times) { return moq::mutation::mutants_enabled() ? times : 0; }
 
 }  // namespace
 
@@ -66,6 +64,4 @@ TEST_CASE("a_switched_off_site_still_counts") {
     CHECK(moq::mutation::evaluations(counted_site) == 2);
 }
 
-TEST_CASE("an_unknown_site_has_no_evaluations") {
-    CHECK(moq::mutation::evaluations("no.such.site") == 0);
-}
+TEST_CASE("an_unknown_site_has_no_evaluations") { CHECK(moq::mutation::evaluations("no.such.site") == 0); }

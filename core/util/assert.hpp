@@ -18,8 +18,7 @@ AssertionHandler set_assertion_handler(AssertionHandler handler);
 [[noreturn]] void assertion_failed(const char* file, int line, const std::string& what);
 
 template <class A, class B>
-[[noreturn]] void comparison_failed(const char* file, int line, const char* expression,
-                                    const A& left, const B& right) {
+[[noreturn]] void comparison_failed(const char* file, int line, const char* expression, const A& left, const B& right) {
     std::ostringstream out;
     out << expression << " (left: " << left << ", right: " << right << ")";
     assertion_failed(file, line, out.str());
@@ -27,21 +26,19 @@ template <class A, class B>
 
 }  // namespace moq::util
 
-#define MOQ_ASSERT(condition)                                                   \
-    do {                                                                        \
-        if (!(condition)) [[unlikely]]                                          \
-            ::moq::util::assertion_failed(__FILE__, __LINE__, #condition);      \
+#define MOQ_ASSERT(condition)                                              \
+    do {                                                                   \
+        if (!(condition)) [[unlikely]]                                     \
+            ::moq::util::assertion_failed(__FILE__, __LINE__, #condition); \
     } while (false)
 
 // Compares two values and prints both when they differ.
-#define MOQ_ASSERT_OP(left, op, right)                                          \
-    do {                                                                        \
-        const auto& moq_left_ = (left);                                         \
-        const auto& moq_right_ = (right);                                       \
-        if (!(moq_left_ op moq_right_)) [[unlikely]]                            \
-            ::moq::util::comparison_failed(__FILE__, __LINE__,                  \
-                                           #left " " #op " " #right, moq_left_, \
-                                           moq_right_);                         \
+#define MOQ_ASSERT_OP(left, op, right)                                                                           \
+    do {                                                                                                         \
+        const auto& moq_left_ = (left);                                                                          \
+        const auto& moq_right_ = (right);                                                                        \
+        if (!(moq_left_ op moq_right_)) [[unlikely]]                                                             \
+            ::moq::util::comparison_failed(__FILE__, __LINE__, #left " " #op " " #right, moq_left_, moq_right_); \
     } while (false)
 
 #define MOQ_ASSERT_EQ(left, right) MOQ_ASSERT_OP(left, ==, right)

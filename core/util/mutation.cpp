@@ -1,8 +1,8 @@
 #include "util/mutation.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <atomic>
 #include <mutex>
 
 namespace moq::mutation {
@@ -136,12 +136,16 @@ int active_mutant() {
         const char* name = std::getenv("MOQ_MUTANT");
         if (!name || !*name) return;
         if (!mutants_enabled()) {
-            std::fprintf(stderr, "moqsim: MOQ_MUTANT is set but this build has no mutants "
-                                 "(configure with -Dmutants=true)\n");
+            std::fprintf(stderr,
+                         "moqsim: MOQ_MUTANT is set but this build has no mutants "
+                         "(configure with -Dmutants=true)\n");
             std::exit(2);
         }
         if (!activate(name)) {
-            std::fprintf(stderr, "moqsim: unknown mutant '%s' (moqsim list --sites names the sites, scripts/mutate --list every mutant)\n", name);
+            std::fprintf(stderr,
+                         "moqsim: unknown mutant '%s' (moqsim list --sites names the sites, scripts/mutate --list "
+                         "every mutant)\n",
+                         name);
             std::exit(2);
         }
     });

@@ -52,7 +52,7 @@ void reset_evaluations();
 
 // A mutant of the generated schemata copy: where it is and what it changes.
 struct GeneratedMutant {
-    std::string_view id;  // "gen.model/group.cpp:44:28.rel_flip": file:line:column.operator
+    std::string_view id;    // "gen.model/group.cpp:44:28.rel_flip": file:line:column.operator
     std::string_view file;  // relative to the project root
     int line;
     int column;
@@ -105,7 +105,6 @@ struct SiteAt {
 
 }  // namespace moq::mutation
 
-#define MOQ_SITE_EXPLAINED(name, category, reason)                                          \
-    (::moq::mutation::SiteAt<name, ::moq::mutation::Category::category, __FILE__, __LINE__, \
-                             reason>::on())
+#define MOQ_SITE_EXPLAINED(name, category, reason) \
+    (::moq::mutation::SiteAt<name, ::moq::mutation::Category::category, __FILE__, __LINE__, reason>::on())
 #define MOQ_SITE(name, category) MOQ_SITE_EXPLAINED(name, category, "")

@@ -6,7 +6,7 @@
 namespace {
 thread_local std::size_t allocation_count = 0;
 thread_local std::size_t failures_armed = 0;
-}
+}  // namespace
 
 namespace moq::test {
 std::size_t allocations_on_this_thread() { return allocation_count; }

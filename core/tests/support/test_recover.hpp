@@ -17,9 +17,9 @@ namespace moq::test {
 struct TestRouteState {
     // A route: its state holds a group's consumer, so its lock comes before the group's.
     static constexpr kio::LockLevel lock_level = kio::LockLevel::route;
-    std::uint64_t generation = 0;                // moves with every copy served and with the end
-    std::optional<model::GroupCell> serving;     // the copy the route serves, if any
-    std::optional<model::Error> end;             // the route ended: no copy will come
+    std::uint64_t generation = 0;             // moves with every copy served and with the end
+    std::optional<model::GroupCell> serving;  // the copy the route serves, if any
+    std::optional<model::Error> end;          // the route ended: no copy will come
 
     // The two changes a route makes, each a new generation.
     void serve(model::GroupCell copy) {

@@ -11,12 +11,12 @@
 
 namespace fixture {
 
-bool below(int a, int b) { return a < b; }  // expect rel_flip: below=1
-bool same(int a, int b) { return a == b; }  // expect rel_flip: same=0
-int next(int n) { return n + 1; }  // expect off_by_one: next=5
-bool both(bool a, bool b) { return a && b; }  // expect logic_swap: both=1
+bool below(int a, int b) { return a < b; }      // expect rel_flip: below=1
+bool same(int a, int b) { return a == b; }      // expect rel_flip: same=0
+int next(int n) { return n + 1; }               // expect off_by_one: next=5
+bool both(bool a, bool b) { return a && b; }    // expect logic_swap: both=1
 bool either(bool a, bool b) { return a || b; }  // expect logic_swap: either=0
-int choose(bool c) { return c ? 10 : 20; }  // expect cond_negate: choose=20
+int choose(bool c) { return c ? 10 : 20; }      // expect cond_negate: choose=20
 int guard(const int* p) {
     if (p) return *p;  // expect cond_negate: guard=-1
     return -1;
@@ -36,7 +36,7 @@ int tries(int n) {
     Countdown c{n};
     int count = 0;
     do {
-        count += 1;  // expect off_by_one: tries=0
+        count += 1;      // expect off_by_one: tries=0
     } while (c.next());  // expect cond_negate: tries=1
     return count;
 }
@@ -55,11 +55,11 @@ int post(int n) {
     return old + n;
 }
 constexpr int twice(int n) { return n * 2; }  // expect off_by_one: twice=3
-static_assert(twice(2) == 4);  // expect none: constant evaluation sees the original
+static_assert(twice(2) == 4);                 // expect none: constant evaluation sees the original
 int twice_at_run_time(int n) { return twice(n); }
 
 bool operator<(Version a, Version b) { return a.number < b.number; }  // expect rel_flip: older=1
-bool older(Version a, Version b) { return a < b; }  // expect rel_flip: CompileError
+bool older(Version a, Version b) { return a < b; }                    // expect rel_flip: CompileError
 
 constexpr int limit = 2 + 1;  // expect none
 int checked(int n) {
