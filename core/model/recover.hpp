@@ -37,6 +37,12 @@ public:
     // Commits to a replacement once the caller has taken it.
     virtual void adopt(const Replacement& replacement) = 0;
     [[nodiscard]] virtual std::unique_ptr<Recover> clone() const = 0;
+
+protected:
+    // Copied only by a derived class's clone(), never sliced through the base.
+    Recover() = default;
+    Recover(const Recover&) = default;
+    Recover& operator=(const Recover&) = default;
 };
 
 }  // namespace moq::model
