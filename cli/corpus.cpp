@@ -30,6 +30,7 @@ int corpus(const Program& program, int argc, char** argv) {
     std::sort(files.begin(), files.end());
     // Read every file first: a malformed one stops the run before anything is replayed.
     std::vector<CorpusCase> cases;
+    cases.reserve(files.size());
     for (const std::string& file : files) cases.push_back(read_corpus_file(file));
     std::size_t passed = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {

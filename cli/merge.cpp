@@ -53,6 +53,7 @@ int merge(const Program&, int argc, char** argv) {
             shard_files.assign(shard["shard"]["total"].get<std::size_t>(), std::string());
         } else if (const std::string difference = sweep_difference(shard, path, first, first_path);
                    !difference.empty()) {
+            // NOLINTNEXTLINE(performance-inefficient-string-concatenation): built once, then thrown
             throw UsageError(path + " and " + first_path + " are shards of different sweeps: " + difference);
         }
         const auto index = shard["shard"]["index"].get<std::size_t>();

@@ -4,9 +4,9 @@
 #include <unistd.h>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <system_error>
 
 #include "cli/args.hpp"
 
@@ -49,7 +49,7 @@ std::string read_input_file(const std::string& path) {
         throw UsageError(cannot + std::to_string(size) + " bytes, more than the " + std::to_string(max_input_bytes) +
                          " an input may have");
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw UsageError(cannot + std::strerror(errno));
+    if (!in) throw UsageError(cannot + std::generic_category().message(errno));
     std::string text(static_cast<std::size_t>(size), '\0');
     in.read(text.data(), static_cast<std::streamsize>(size));
     if (in.gcount() != static_cast<std::streamsize>(size)) throw UsageError(cannot + "it changed while being read");
@@ -74,7 +74,8 @@ void check_writable(const std::string& path, std::string_view what) {
     // folders (such as /proc) refuse any new file.
     const std::filesystem::path probe = folder / (".moqsim-probe-" + std::to_string(::getpid()));
     const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd < 0) throw UsageError(cannot + "its folder takes no new file (" + std::strerror(errno) + ")");
+    if (fd < 0)
+        throw UsageError(cannot + "its folder takes no new file (" + std::generic_category().message(errno) + ")");
     ::close(fd);
     ::unlink(probe.c_str());
 }
@@ -95,7 +96,7 @@ void write_atomically(const std::string& path, std::string_view text) {
     const std::filesystem::path temporary =
         folder_of(path) / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
     const auto fail = [&](const char* step) {
-        const std::string reason = std::strerror(errno);
+        const std::string reason = std::generic_category().message(errno);
         ::unlink(temporary.c_str());
         throw UsageError("cannot write " + quoted(path) + ": " + step + ": " + reason);
     };

@@ -8,7 +8,7 @@
 
 namespace moq::cli {
 
-SiteHits::SiteHits(std::string path, nlohmann::json sweep_settings) : path_(std::move(path)) {
+SiteHits::SiteHits(std::string path, const nlohmann::json& sweep_settings) : path_(std::move(path)) {
     if (!mutation::mutants_enabled())
         throw UsageError(
             "--site-hits needs a build with mutants (meson configure -Dmutants=true; scripts/mutate builds one)");

@@ -20,7 +20,7 @@ namespace moq::cli {
 class SiteHits {
 public:
     // Refuses (UsageError) a build that cannot count, or a path that cannot be written.
-    SiteHits(std::string path, nlohmann::json sweep_settings);
+    SiteHits(std::string path, const nlohmann::json& sweep_settings);
 
     // Called around each suite's sweep: the counts between the two are that suite's.
     void start_suite();

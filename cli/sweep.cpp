@@ -54,6 +54,8 @@ void activate_mutant(const std::string& name) {
     if (!mutation::set_active_mutant(name)) throw UsageError("unknown mutant '" + name + "' (moqsim list --sites)");
 }
 
+namespace {
+
 std::string replay_command(const Program& program, std::string_view suite, std::uint64_t seed, std::uint64_t index,
                            sim::StrategyKind strategy, properties::Mix mix, const std::optional<std::string>& mutant) {
     std::string command = program.name + " replay --suite " + std::string(suite) + " --seed " + std::to_string(seed) +
@@ -63,6 +65,8 @@ std::string replay_command(const Program& program, std::string_view suite, std::
     if (mutant) command += " --mutant " + *mutant;
     return command;
 }
+
+}  // namespace
 
 int sweep(const Program& program, int argc, char** argv) {
     const Flags flags(argc, argv, 2, {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits"},
@@ -110,7 +114,7 @@ int sweep(const Program& program, int argc, char** argv) {
                 static_cast<unsigned long long>(seeds.first), static_cast<unsigned long long>(seeds.last),
                 std::string(sim::strategy_name(strategy)).c_str(), std::string(properties::mix_name(mix)).c_str(),
                 mutant ? ", mutant " : "", mutant ? mutant->c_str() : "",
-                static_cast<unsigned long long>(shard.index + 1), static_cast<unsigned long long>(shard.total));
+                static_cast<unsigned long long>(shard.index) + 1, static_cast<unsigned long long>(shard.total));
     std::fflush(stdout);
 
     nlohmann::json report = {{"format", "moqsim-sweep"}, {"version", 1}};

@@ -28,7 +28,7 @@ sim::Options simulation_options(std::uint64_t seed, Drive drive, const RunSettin
     options.keep_trace = settings.keep_trace;
     options.parked_at_quiescence_is_quiet = true;
     options.max_steps = 50000;
-    options.stack_size = 128 * 1024;
+    options.stack_size = std::size_t{128} * 1024;
     switch (drive) {
         case Drive::woken: break;
         case Drive::spurious: options.spurious_polls_per_1000 = 300; break;

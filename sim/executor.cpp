@@ -476,7 +476,9 @@ RunResult Executor::run_loop() {
         if (options_.eager) {
             // Every parked task is polled once more each step, woken or not. Done after
             // the strategy's pick, so a strict priority order cannot starve the others.
-            for (std::size_t i = 0; i < tasks_.size(); ++i) {
+            // By index: a task resumed here may spawn another (Task::executor), which grows
+            // tasks_ and would invalidate a range-for's iterators.
+            for (std::size_t i = 0; i < tasks_.size(); ++i) {  // NOLINT(modernize-loop-convert)
                 TaskSlot& parked = *tasks_[i];
                 if (parked.state != TaskSlot::State::parked) continue;
                 trace_.record(steps_, "eager", task_field(parked));

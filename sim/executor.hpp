@@ -56,7 +56,7 @@ struct Options {
     bool parked_at_quiescence_is_quiet = false;
     bool keep_trace = false;
     std::string replay_command;  // printed with a failure report
-    std::size_t stack_size = 256 * 1024;
+    std::size_t stack_size = std::size_t{256} * 1024;
 };
 
 enum class Outcome { finished, quiet, deadlock, livelock, time_budget, missed_wake, task_failed };

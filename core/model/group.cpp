@@ -429,7 +429,7 @@ kio::Poll<Next<std::size_t>> GroupConsumer::poll_finished(const kio::Waiter& wai
             if (state.abort) return Next<std::size_t>(*state.abort);
             return std::nullopt;
         });
-        if (answer.is_ready()) return std::move(answer.value());
+        if (answer.is_ready()) return answer.value();
         if (answer.is_closed()) return Next<std::size_t>(Error::dropped);
         if (auto verdict = expiry_verdict(through)) {
             if (verdict->is_error()) return Next<std::size_t>(verdict->error());

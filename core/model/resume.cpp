@@ -310,7 +310,7 @@ kio::Poll<Next<const Peek*>> ResumeReader::walk_once(const kio::Waiter& waiter, 
     const bool any_retained =
         std::any_of(copies_.begin(), copies_.end(), [&](const Copy& copy) { return retained(copy, walk, now); });
     if (!scan.best && !any_retained)
-        if (auto end = end_rules(read, walk)) return std::move(*end);
+        if (auto end = end_rules(read, walk)) return *end;
     arm_grace(walk, now, waiter);
     return kio::Poll<Next<const Peek*>>::pending();
 }

@@ -56,9 +56,7 @@ std::optional<Error> TrackProducer::finish_at(std::optional<std::uint64_t> final
     std::optional<Error> refused;
     const bool open = cell_.modify_quietly([&](TrackState& state) {
         const std::uint64_t past_newest = state.max_sequence ? one_past(*state.max_sequence) : 0;
-        if (state.final_sequence || state.abort) {
-            refused = Error::closed;
-        } else if (final_sequence && *final_sequence < past_newest) {
+        if (state.final_sequence || state.abort || (final_sequence && *final_sequence < past_newest)) {
             refused = Error::closed;
         } else {
             state.final_sequence = final_sequence.value_or(past_newest);

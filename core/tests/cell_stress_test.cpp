@@ -65,6 +65,7 @@ TEST_CASE("concurrent_writers_never_lose_a_wake") {
 
     Producer<int> producer{0};
     std::vector<std::thread> threads;
+    threads.reserve(readers + writers);
     std::atomic<bool> any_timed_out{false};
     std::vector<int> final_seen(readers, 0);
 
@@ -157,6 +158,7 @@ TEST_CASE("t1_concurrent_appends_each_land_at_a_distinct_consecutive_sequence") 
         std::atomic<int> ready{0};
         {
             std::vector<std::jthread> appenders;
+            appenders.reserve(threads);
             for (int t = 0; t < threads; ++t) {
                 appenders.emplace_back([&, t] {
                     ready.fetch_add(1);

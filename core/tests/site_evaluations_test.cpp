@@ -46,12 +46,13 @@ TEST_CASE("evaluations_from_several_threads_all_count") {
     constexpr int threads = 4;
     constexpr int each = 10000;
     std::vector<std::thread> workers;
+    workers.reserve(threads);
     for (int t = 0; t < threads; ++t)
         workers.emplace_back([] {
             for (int i = 0; i < each; ++i) evaluate_counted_site();
         });
     for (std::thread& worker : workers) worker.join();
-    CHECK(moq::mutation::evaluations(counted_site) == expected(threads * each));
+    CHECK(moq::mutation::evaluations(counted_site) == expected(std::uint64_t{threads} * each));
 }
 
 TEST_CASE("a_switched_off_site_still_counts") {

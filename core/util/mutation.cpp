@@ -130,6 +130,8 @@ const Site* find_site(std::string_view name) {
 }
 
 int active_mutant() {
+    // The first evaluation may happen on any thread while others run: a bad MOQ_MUTANT
+    // ends the process with _Exit, which runs no static destructors under those threads.
     std::call_once(environment_read, [] {
         if (active_index.load() != -2) return;
         active_index = -1;
@@ -139,14 +141,14 @@ int active_mutant() {
             std::fprintf(stderr,
                          "moqsim: MOQ_MUTANT is set but this build has no mutants "
                          "(configure with -Dmutants=true)\n");
-            std::exit(2);
+            std::_Exit(2);
         }
         if (!activate(name)) {
             std::fprintf(stderr,
                          "moqsim: unknown mutant '%s' (moqsim list --sites names the sites, scripts/mutate --list "
                          "every mutant)\n",
                          name);
-            std::exit(2);
+            std::_Exit(2);
         }
     });
     return active_index;

@@ -16,9 +16,12 @@ MOQ_PACKAGES=(
     python3-clang-14 libclang1-14
 )
 
-# The second compiler, installed only by the mode that uses it (scripts/check --clang).
+# The second compiler and its tools, installed only by the modes that use them
+# (scripts/check --clang and --lint).
 # shellcheck disable=SC2034  # used by scripts/check
 MOQ_CLANG_PACKAGES=(clang-14)
+# shellcheck disable=SC2034  # used by scripts/check
+MOQ_LINT_PACKAGES=(clang-14 clang-tidy-14 clang-format-14)
 
 # moq_install_packages [PACKAGE...]: install whichever of MOQ_PACKAGES and the PACKAGEs
 # given is missing (apt-get, as root).
