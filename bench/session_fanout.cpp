@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bench_args.hpp"
@@ -46,6 +47,8 @@ constexpr const char* usage_text =
     "\n"
     "Cases session_fanout_threads/workers=1 and /workers=16: one publisher, 64 viewers,\n"
     "400-byte one-frame groups; a round is one group landed and read by every viewer.\n"
+    "Cases runtime_wake_fanout/workers=1 and /workers=16: the runtime alone in the same\n"
+    "shape; a round is one task waking 64 tasks that each read one cell.\n"
     "  --test[=ROUNDS]  ROUNDS rounds a case (default 100), each case checked; ends with\n"
     "                   the line \"fanout: N passed, M failed\"\n"
     "Every run checks that each viewer read every frame in order (exit 1 otherwise).\n\n";
@@ -63,32 +66,70 @@ bool payload_is(const std::string& payload, std::uint64_t sequence) {
     return payload.size() == frame_bytes && std::memcmp(payload.data(), &sequence, sizeof sequence) == 0;
 }
 
-// Counts the frames the viewers read, wakes the benchmark thread once a round's last
-// frame is in, and keeps per viewer what it read for the check at the end.
+// Counts what the tasks deliver and wakes the benchmark thread, which sleeps meanwhile,
+// once a round's last delivery is in.
+class RoundCounter {
+public:
+    // The round is done once `total` deliveries in all were counted. Set before the round
+    // starts (its deliveries learn it through the wake that starts them).
+    void expect(std::uint64_t total) { target_.store(total, std::memory_order_release); }
+    // Sleeps until the round is done; false if that took longer than hang_limit.
+    bool wait() {
+        const std::uint64_t target = target_.load(std::memory_order_relaxed);
+        std::unique_lock lock(mutex_);
+        return done_.wait_for(lock, hang_limit, [&] { return counted_.load(std::memory_order_acquire) >= target; });
+    }
+    // One delivery, from any thread.
+    void count() {
+        if (counted_.fetch_add(1, std::memory_order_acq_rel) + 1 == target_.load(std::memory_order_acquire)) {
+            // Taken so the wake cannot fall between the waiter's check and its sleep.
+            { std::lock_guard lock(mutex_); }
+            done_.notify_one();
+        }
+    }
+    [[nodiscard]] std::uint64_t counted() const { return counted_.load(std::memory_order_acquire); }
+    // What a round that did not end says.
+    [[nodiscard]] std::string unfinished(std::uint64_t round) const {
+        return "round " + std::to_string(round) + ": " + std::to_string(counted()) + " of " +
+               std::to_string(target_.load(std::memory_order_relaxed)) + " deliveries after " +
+               std::to_string(hang_limit.count()) + " s";
+    }
+
+private:
+    std::atomic<std::uint64_t> counted_{0};
+    std::atomic<std::uint64_t> target_{0};
+    std::mutex mutex_;
+    std::condition_variable done_;
+};
+
+// Waits up to hang_limit for every task to end; what went wrong, if anything.
+std::optional<std::string> join_all(const std::vector<runtime::JoinHandle>& tasks) {
+    const auto until = std::chrono::steady_clock::now() + hang_limit;
+    for (const runtime::JoinHandle& task : tasks) {
+        while (!task.finished()) {
+            if (std::chrono::steady_clock::now() > until)
+                return "a task did not end within " + std::to_string(hang_limit.count()) + " s";
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        if (!task.join()) return std::string("a task was dropped before it ended");
+    }
+    return std::nullopt;
+}
+
+// Counts the frames the viewers read, a round done once all 64 read its frame, and keeps
+// per viewer what it read for the check at the end.
 class RoundListener final : public programs::FanoutListener {
 public:
     explicit RoundListener(std::size_t viewers) : tallies_(viewers) {}
 
-    // The round's frames: `frames` in all once it is done. Set before they are written.
-    void expect(std::uint64_t frames) { target_.store(frames, std::memory_order_release); }
-    // Sleeps until they have all been read; false if that took longer than hang_limit.
-    bool wait() {
-        const std::uint64_t target = target_.load(std::memory_order_relaxed);
-        std::unique_lock lock(mutex_);
-        return all_read_.wait_for(lock, hang_limit, [&] { return read_.load(std::memory_order_acquire) >= target; });
-    }
-    [[nodiscard]] std::uint64_t read() const { return read_.load(std::memory_order_acquire); }
+    [[nodiscard]] RoundCounter& rounds() { return rounds_; }
 
     void frame(std::size_t viewer, std::uint64_t sequence, const std::string& payload) override {
         // Only the viewer's own task touches its tally; its polls are ordered by the runtime.
         Tally& tally = tallies_[viewer];
         if (sequence != tally.frames || !payload_is(payload, sequence)) ++tally.wrong;
         ++tally.frames;
-        if (read_.fetch_add(1, std::memory_order_acq_rel) + 1 == target_.load(std::memory_order_acquire)) {
-            // Taken so the wake cannot fall between the waiter's check and its sleep.
-            { std::lock_guard lock(mutex_); }
-            all_read_.notify_one();
-        }
+        rounds_.count();
     }
     void group_ended(std::size_t viewer, std::uint64_t, std::optional<model::Error> error) override {
         if (error) ++tallies_[viewer].wrong;
@@ -120,10 +161,7 @@ private:
     };
 
     std::vector<Tally> tallies_;
-    std::atomic<std::uint64_t> read_{0};
-    std::atomic<std::uint64_t> target_{0};
-    std::mutex mutex_;
-    std::condition_variable all_read_;
+    RoundCounter rounds_;
 };
 
 // The program on a runtime: the publisher and every viewer spawned as tasks.
@@ -148,25 +186,16 @@ public:
     // One round; what went wrong, if it did not end.
     std::optional<std::string> round() {
         ++rounds_;
-        const std::uint64_t frames = rounds_ * viewers_.size();
-        listener_.expect(frames);
+        listener_.rounds().expect(rounds_ * viewers_.size());
         track_.allow(rounds_);
-        if (listener_.wait()) return std::nullopt;
-        return "round " + std::to_string(rounds_) + ": " + std::to_string(listener_.read()) + " of " +
-               std::to_string(frames) + " frames read after 10 s";
+        if (listener_.rounds().wait()) return std::nullopt;
+        return listener_.rounds().unfinished(rounds_);
     }
 
     // Finishes the track, waits for every task to end, and says what went wrong, if anything.
     std::optional<std::string> finish() {
         track_.finish_after_allowed();
-        const auto until = std::chrono::steady_clock::now() + hang_limit;
-        for (const runtime::JoinHandle& task : tasks_) {
-            while (!task.finished()) {
-                if (std::chrono::steady_clock::now() > until) return std::string("a task did not end within 10 s");
-                std::this_thread::sleep_for(std::chrono::milliseconds(1));
-            }
-            if (!task.join()) return std::string("a task was dropped before it ended");
-        }
+        if (auto failure = join_all(tasks_)) return failure;
         if (publisher_.landed() != rounds_)
             return "the publisher landed " + std::to_string(publisher_.landed()) + " groups in " +
                    std::to_string(rounds_) + " rounds";
@@ -183,6 +212,84 @@ private:
     std::uint64_t rounds_ = 0;
 };
 
+// The runtime alone in the same shape, for what the pool's hand-offs cost apart from
+// the readers: a source task that a round wakes bumps one cell, and each of 64 tasks
+// waits for the cell's next value. No track, route or group is involved.
+class WakeFanout {
+public:
+    WakeFanout(std::size_t workers, std::size_t waiters)
+        : runtime_(std::make_unique<runtime::Runtime>(workers)), seen_(waiters, 0) {
+        tasks_.push_back(runtime_->spawn([this, pace = pace_.consume(), bumped = std::uint64_t{0},
+                                          value = std::optional(kio::Producer<std::uint64_t>(value_))](
+                                             const kio::Waiter& waiter) mutable -> kio::Poll<kio::Done> {
+            for (;;) {
+                auto wanted = pace.poll(waiter, [&](const std::uint64_t& rounds) -> std::optional<std::uint64_t> {
+                    if (rounds > bumped) return rounds;
+                    return std::nullopt;
+                });
+                if (wanted.is_pending()) return kio::Poll<kio::Done>::pending();
+                if (wanted.is_closed()) {
+                    value.reset();  // the last producer: closing the cell ends the waiters
+                    return kio::Done{};
+                }
+                bumped = wanted.value();
+                value->modify([&](std::uint64_t& now) { now = bumped; });
+            }
+        }));
+        for (std::size_t index = 0; index < waiters; ++index)
+            tasks_.push_back(runtime_->spawn([this, index, cell = value_.consume()](const kio::Waiter& waiter) {
+                return wait_for_values(index, cell, waiter);
+            }));
+        value_ = kio::Producer<std::uint64_t>();  // the source task holds the only producer now
+    }
+    ~WakeFanout() { runtime_.reset(); }
+    WakeFanout(const WakeFanout&) = delete;
+    WakeFanout& operator=(const WakeFanout&) = delete;
+
+    std::optional<std::string> round() {
+        ++rounds_;
+        counter_.expect(rounds_ * seen_.size());
+        pace_.modify([&](std::uint64_t& rounds) { rounds = rounds_; });
+        if (counter_.wait()) return std::nullopt;
+        return counter_.unfinished(rounds_);
+    }
+
+    std::optional<std::string> finish() {
+        pace_.close();
+        if (auto failure = join_all(tasks_)) return failure;
+        for (std::size_t index = 0; index < seen_.size(); ++index)
+            if (seen_[index] != rounds_)
+                return "task " + std::to_string(index) + " saw value " + std::to_string(seen_[index]) + " of " +
+                       std::to_string(rounds_);
+        return std::nullopt;
+    }
+
+private:
+    kio::Poll<kio::Done> wait_for_values(std::size_t index, const kio::Consumer<std::uint64_t>& cell,
+                                         const kio::Waiter& waiter) {
+        for (;;) {
+            auto next = cell.poll(waiter, [&](const std::uint64_t& value) -> std::optional<std::uint64_t> {
+                if (value > seen_[index]) return value;
+                return std::nullopt;
+            });
+            if (next.is_pending()) return kio::Poll<kio::Done>::pending();
+            if (next.is_closed()) return kio::Done{};
+            // Each round waits for every task, so a task sees every value once.
+            if (next.value() != seen_[index] + 1) return kio::Done{};
+            seen_[index] = next.value();
+            counter_.count();
+        }
+    }
+
+    std::unique_ptr<runtime::Runtime> runtime_;
+    kio::Producer<std::uint64_t> pace_{0};   // rounds the benchmark thread asked for
+    kio::Producer<std::uint64_t> value_{0};  // handed to the source task at set-up
+    std::vector<std::uint64_t> seen_;        // each written only by its own task
+    RoundCounter counter_;
+    std::vector<runtime::JoinHandle> tasks_;
+    std::uint64_t rounds_ = 0;
+};
+
 double process_cpu_seconds() {
     timespec now{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
@@ -192,23 +299,32 @@ double process_cpu_seconds() {
 std::atomic<int> cases_passed{0};
 std::atomic<int> cases_failed{0};
 
-void session_fanout_threads(benchmark::State& state, std::size_t workers) {
-    Fanout fanout{workers, viewer_count};
+// Runs the rounds and checks the end; the process CPU seconds of the rounds, or nothing
+// if the case failed (reported on stderr and to Google Benchmark).
+template <class Program>
+std::optional<double> run_rounds(benchmark::State& state, Program& program, const std::string& name) {
     const double cpu_before = process_cpu_seconds();
     std::optional<std::string> failure;
     for (auto _ : state) {
-        failure = fanout.round();
+        failure = program.round();
         if (failure) break;
     }
     const double cpu = process_cpu_seconds() - cpu_before;
-    if (!failure) failure = fanout.finish();
+    if (!failure) failure = program.finish();
     if (failure) {
-        std::fprintf(stderr, "session_fanout: workers=%zu: %s\n", workers, failure->c_str());
+        std::fprintf(stderr, "session_fanout: %s: %s\n", name.c_str(), failure->c_str());
         ++cases_failed;
         state.SkipWithError(failure->c_str());
-        return;
+        return std::nullopt;
     }
     ++cases_passed;
+    return cpu;
+}
+
+void session_fanout_threads(benchmark::State& state, std::size_t workers, const std::string& name) {
+    Fanout fanout{workers, viewer_count};
+    const std::optional<double> cpu = run_rounds(state, fanout, name);
+    if (!cpu) return;
     using benchmark::Counter;
     const auto groups = static_cast<double>(state.iterations() * viewer_count);
     state.counters["groups"] = Counter(groups, Counter::kAvgIterations);
@@ -216,7 +332,18 @@ void session_fanout_threads(benchmark::State& state, std::size_t workers) {
     state.counters["groups_per_s"] = Counter(groups, Counter::kIsRate);
     state.counters["bytes_per_s"] = Counter(groups * frame_bytes, Counter::kIsRate);
     // Process CPU per delivered group, in nanoseconds: the figure the contention fix aims at.
-    state.counters["cpu_ns_per_group"] = Counter(groups > 0 ? cpu * 1e9 / groups : 0.0);
+    state.counters["cpu_ns_per_group"] = Counter(groups > 0 ? *cpu * 1e9 / groups : 0.0);
+}
+
+void runtime_wake_fanout(benchmark::State& state, std::size_t workers, const std::string& name) {
+    WakeFanout fanout{workers, viewer_count};
+    const std::optional<double> cpu = run_rounds(state, fanout, name);
+    if (!cpu) return;
+    using benchmark::Counter;
+    const auto wakes = static_cast<double>(state.iterations() * viewer_count);
+    state.counters["wakes"] = Counter(wakes, Counter::kAvgIterations);
+    state.counters["wakes_per_s"] = Counter(wakes, Counter::kIsRate);
+    state.counters["cpu_ns_per_wake"] = Counter(wakes > 0 ? *cpu * 1e9 / wakes : 0.0);
 }
 
 // Takes --test[=ROUNDS] out of argv; the rest is Google Benchmark's.
@@ -249,12 +376,17 @@ int main(int argc, char** argv) {
     const std::optional<std::uint64_t> test_rounds = take_test_flag(argc, argv);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-    for (const std::size_t workers : {std::size_t{1}, std::size_t{16}}) {
-        const std::string name = "session_fanout_threads/workers=" + std::to_string(workers);
-        auto* registered = benchmark::RegisterBenchmark(name.c_str(), session_fanout_threads, workers);
-        registered->MeasureProcessCPUTime()->UseRealTime()->Unit(benchmark::kMicrosecond);
-        if (test_rounds) registered->Iterations(static_cast<benchmark::IterationCount>(*test_rounds))->Repetitions(1);
-    }
+    using Case = void (*)(benchmark::State&, std::size_t, const std::string&);
+    const std::pair<const char*, Case> cases[] = {{"session_fanout_threads", &session_fanout_threads},
+                                                  {"runtime_wake_fanout", &runtime_wake_fanout}};
+    for (const auto& [family, run] : cases)
+        for (const std::size_t workers : {std::size_t{1}, std::size_t{16}}) {
+            const std::string name = std::string(family) + "/workers=" + std::to_string(workers);
+            auto* registered = benchmark::RegisterBenchmark(name.c_str(), run, workers, name);
+            registered->MeasureProcessCPUTime()->UseRealTime()->Unit(benchmark::kMicrosecond);
+            if (test_rounds)
+                registered->Iterations(static_cast<benchmark::IterationCount>(*test_rounds))->Repetitions(1);
+        }
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     if (test_rounds) std::printf("fanout: %d passed, %d failed\n", cases_passed.load(), cases_failed.load());
