@@ -27,7 +27,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -104,13 +103,8 @@ private:
 
 // Waits up to hang_limit for every task to end; what went wrong, if anything.
 std::optional<std::string> join_all(const std::vector<runtime::JoinHandle>& tasks) {
-    const auto until = std::chrono::steady_clock::now() + hang_limit;
     for (const runtime::JoinHandle& task : tasks) {
-        while (!task.finished()) {
-            if (std::chrono::steady_clock::now() > until)
-                return "a task did not end within " + std::to_string(hang_limit.count()) + " s";
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        }
+        if (!task.wait_for(hang_limit)) return "a task did not end within " + std::to_string(hang_limit.count()) + " s";
         if (!task.join()) return std::string("a task was dropped before it ended");
     }
     return std::nullopt;
@@ -321,29 +315,31 @@ std::optional<double> run_rounds(benchmark::State& state, Program& program, cons
     return cpu;
 }
 
+// Counters of what a round delivers (`unit`: group or wake): a round's, a second's, and
+// the process CPU of one, in nanoseconds (for groups, the figure the contention fix aims
+// at). The total of all rounds.
+double count_deliveries(benchmark::State& state, double cpu, const std::string& unit) {
+    using benchmark::Counter;
+    const auto delivered = static_cast<double>(state.iterations() * viewer_count);
+    state.counters[unit + "s"] = Counter(delivered, Counter::kAvgIterations);
+    state.counters[unit + "s_per_s"] = Counter(delivered, Counter::kIsRate);
+    state.counters["cpu_ns_per_" + unit] = Counter(delivered > 0 ? cpu * 1e9 / delivered : 0.0);
+    return delivered;
+}
+
 void session_fanout_threads(benchmark::State& state, std::size_t workers, const std::string& name) {
     Fanout fanout{workers, viewer_count};
     const std::optional<double> cpu = run_rounds(state, fanout, name);
     if (!cpu) return;
+    const double groups = count_deliveries(state, *cpu, "group");
     using benchmark::Counter;
-    const auto groups = static_cast<double>(state.iterations() * viewer_count);
-    state.counters["groups"] = Counter(groups, Counter::kAvgIterations);
     state.counters["bytes"] = Counter(groups * frame_bytes, Counter::kAvgIterations);
-    state.counters["groups_per_s"] = Counter(groups, Counter::kIsRate);
     state.counters["bytes_per_s"] = Counter(groups * frame_bytes, Counter::kIsRate);
-    // Process CPU per delivered group, in nanoseconds: the figure the contention fix aims at.
-    state.counters["cpu_ns_per_group"] = Counter(groups > 0 ? *cpu * 1e9 / groups : 0.0);
 }
 
 void runtime_wake_fanout(benchmark::State& state, std::size_t workers, const std::string& name) {
     WakeFanout fanout{workers, viewer_count};
-    const std::optional<double> cpu = run_rounds(state, fanout, name);
-    if (!cpu) return;
-    using benchmark::Counter;
-    const auto wakes = static_cast<double>(state.iterations() * viewer_count);
-    state.counters["wakes"] = Counter(wakes, Counter::kAvgIterations);
-    state.counters["wakes_per_s"] = Counter(wakes, Counter::kIsRate);
-    state.counters["cpu_ns_per_wake"] = Counter(wakes > 0 ? *cpu * 1e9 / wakes : 0.0);
+    if (const std::optional<double> cpu = run_rounds(state, fanout, name)) count_deliveries(state, *cpu, "wake");
 }
 
 // Takes --test[=ROUNDS] out of argv; the rest is Google Benchmark's.

@@ -2,7 +2,9 @@
 // wake it from there.
 #pragma once
 
+#include <chrono>
 #include <exception>
+#include <thread>
 #include <utility>
 
 #include "kio/waker.hpp"
@@ -24,6 +26,16 @@ public:
         return !task_->cancelled();
     }
     [[nodiscard]] bool finished() const noexcept { return task_->finished(); }
+    // Waits until the task is done or `limit` has passed; true once it is done. For a
+    // caller that must report a lost wake rather than hang (it looks every millisecond).
+    [[nodiscard]] bool wait_for(std::chrono::milliseconds limit) const {
+        const auto until = std::chrono::steady_clock::now() + limit;
+        while (!finished()) {
+            if (std::chrono::steady_clock::now() >= until) return false;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return true;
+    }
     // A waker of the task, as its own polls get (a wake after its end does nothing).
     [[nodiscard]] kio::Waker waker() const noexcept { return task_->waker(); }
     [[nodiscard]] bool valid() const noexcept { return static_cast<bool>(task_); }

@@ -26,16 +26,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Bounded, so a lost wake is a failure and not a hang.
-bool finishes_within(const JoinHandle& handle, std::chrono::milliseconds limit = 10s) {
-    const auto until = std::chrono::steady_clock::now() + limit;
-    while (!handle.finished()) {
-        if (std::chrono::steady_clock::now() > until) return false;
-        std::this_thread::sleep_for(1ms);
-    }
-    return true;
-}
-
 void wait_until(const std::atomic<int>& value, int at_least) {
     const auto until = std::chrono::steady_clock::now() + 10s;
     while (value.load() < at_least && std::chrono::steady_clock::now() < until) std::this_thread::yield();
@@ -67,7 +57,7 @@ TEST_CASE("a_wake_during_a_poll_polls_the_task_once_more") {
         CHECK(polls == 2);
         woken_from_outside = true;
         handle.waker().wake();
-        REQUIRE(finishes_within(handle));
+        REQUIRE(handle.wait_for(10s));
         CHECK(handle.join());
         CHECK(polls == 3);
     }
@@ -104,7 +94,7 @@ TEST_CASE("concurrent_wakes_never_poll_a_task_twice_at_once") {
     for (std::thread& thread : wakers) thread.join();
     stop = true;
     handle.waker().wake();
-    REQUIRE(finishes_within(handle));
+    REQUIRE(handle.wait_for(10s));
     CHECK(handle.join());
     CHECK(overlaps == 0);
     // At most one poll a wake, plus the first.
@@ -131,7 +121,7 @@ TEST_CASE("a_wake_after_the_last_pending_is_never_lost") {
         value.store(round);
         waker.wake();
     }
-    REQUIRE(finishes_within(handle));
+    REQUIRE(handle.wait_for(10s));
     CHECK(seen == rounds);
 }
 
@@ -145,7 +135,7 @@ TEST_CASE("a_waker_outlives_its_task_and_its_runtime") {
             kept = waiter.waker();
             return Done{};
         });
-        REQUIRE(finishes_within(handle));
+        REQUIRE(handle.wait_for(10s));
         CHECK(handle.join());
         kept->wake();  // after the end: nothing to poll
         std::this_thread::sleep_for(10ms);
@@ -195,7 +185,7 @@ TEST_CASE("a_poll_that_throws_ends_its_task_and_the_join_rethrows") {
     Runtime runtime{2};
     const JoinHandle handle =
         runtime.spawn([](const Waiter&) -> Poll<Done> { throw std::runtime_error("the poll failed"); });
-    REQUIRE(finishes_within(handle));
+    REQUIRE(handle.wait_for(10s));
     CHECK_THROWS_WITH_AS(handle.join(), "the poll failed", std::runtime_error);
 }
 
@@ -204,4 +194,18 @@ TEST_CASE("a_runtime_has_one_to_max_workers") {
     CHECK_THROWS_AS(Runtime{Runtime::max_workers + 1}, std::invalid_argument);
     Runtime one{1};
     CHECK(one.workers() == 1);
+}
+
+TEST_CASE("a_bounded_wait_for_a_parked_task_gives_up_and_one_for_a_finished_task_does_not") {
+    Runtime runtime{2};
+    std::atomic<bool> go{false};
+    const JoinHandle handle =
+        runtime.spawn([&](const Waiter&) { return go.load() ? Poll<Done>(Done{}) : Poll<Done>::pending(); });
+    const auto started = std::chrono::steady_clock::now();
+    CHECK_FALSE(handle.wait_for(20ms));
+    CHECK(std::chrono::steady_clock::now() - started >= 20ms);
+    go = true;
+    handle.waker().wake();
+    CHECK(handle.wait_for(10s));
+    CHECK(handle.join());
 }
