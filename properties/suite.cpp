@@ -15,8 +15,8 @@ rc::Random case_random(std::uint64_t seed, std::uint64_t index) {
 int case_size(std::uint64_t index) { return static_cast<int>(index % 101); }
 
 const std::vector<const Suite*>& suites() {
-    static const std::vector<const Suite*> all{&waiter_suite(), &gate_suite(), &group_suite(), &track_suite(),
-                                               &resume_suite()};
+    static const std::vector<const Suite*> all{&waiter_suite(), &gate_suite(),   &group_suite(),
+                                               &track_suite(),  &resume_suite(), &fanout_suite()};
     return all;
 }
 

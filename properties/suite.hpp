@@ -59,7 +59,7 @@ public:
     [[nodiscard]] virtual std::unique_ptr<Case> from_json(const nlohmann::json& value) const = 0;
 };
 
-// Every suite, by name: waiter, gate, group, track, resume.
+// Every suite, by name: waiter, gate, group, track, resume, fanout.
 const std::vector<const Suite*>& suites();
 const Suite* find_suite(std::string_view name);
 

@@ -10,6 +10,8 @@ MOQ_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 MOQ_PACKAGES=(
     g++ meson ninja-build pkg-config cmake
     librapidcheck-dev doctest-dev nlohmann-json3-dev libboost-context-dev
+    # The runtime's thread pool (Boost.Asio) and the fanout bench (Google Benchmark).
+    libboost-dev libbenchmark-dev
     gcovr valgrind python3
     nodejs npm chromium
     # scripts/mutate's generator (scripts/lib/mutagen.py) parses the core with libclang.

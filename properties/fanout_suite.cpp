@@ -1,0 +1,315 @@
+// The fanout suite: the session fanout program (programs/fanout.*), the one the
+// session_fanout_threads benchmark runs on the runtime's threads, run here in the
+// simulator: a driver raises the publisher's pace and changes the viewers' preferences,
+// the publisher lands one-frame groups, and each viewer reads the track as an export
+// does. Every viewer is judged by its own resume model, told only what the publisher did
+// and what that viewer's reads answered; at the end every viewer must have read every
+// group the publisher landed, in order, each with its one frame, and walked no more than
+// its wakes paid for.
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kio/clock.hpp"
+#include "oracle/resume_model.hpp"
+#include "programs/fanout.hpp"
+#include "properties/drive.hpp"
+#include "properties/suites.hpp"
+#include "properties/swarm.hpp"
+#include "sim/executor.hpp"
+
+namespace moq::properties {
+
+namespace {
+
+// The one copy the fanout's route serves, as the resume model names copies.
+constexpr int served_copy = 0;
+constexpr std::uint8_t max_viewers = 16;
+
+enum class Op : std::uint8_t { allow, idle, prefer };
+constexpr std::array<const char*, 3> op_names{"allow", "idle", "prefer"};
+
+struct Step {
+    Op op = Op::allow;
+    std::uint8_t extra = 0;  // allow: groups more (1 to 3); prefer: the priority of viewer extra % viewers
+};
+
+struct FanoutCase {
+    std::uint8_t viewers = 1;
+    std::vector<Step> steps;
+    bool finish = true;  // the publisher finishes the track after the last step
+    Drive drive = Drive::woken;
+    std::uint64_t seed = 0;
+};
+
+// Hears the program's events and tells each viewer's model, which judges each answer.
+class Judge final : public programs::FanoutListener {
+public:
+    Judge(std::size_t viewers, kio::Clock& clock) : clock_(&clock), viewers_(viewers) {
+        for (Viewer& viewer : viewers_) {
+            viewer.resume.serve(served_copy, clock.now());
+            viewer.resume.operation_done();
+        }
+    }
+
+    // The driver changes one viewer's preferences: its reader hears it.
+    void preferences_changing(std::size_t viewer) { viewers_[viewer].resume.touch(clock_->now()); }
+    void operation_done() {
+        for (Viewer& viewer : viewers_) viewer.resume.operation_done();
+    }
+
+    void landing(std::uint64_t sequence) override {
+        expected_ = sequence;
+        accept_ = true;
+        for (Viewer& viewer : viewers_) accept_ = viewer.resume.land(served_copy, sequence, clock_->now()) && accept_;
+        landing_ = sequence;
+    }
+    void landed(std::optional<std::uint64_t> sequence) override {
+        landing_.reset();
+        operation_done();
+        if (sequence.has_value() != accept_ || (sequence && *sequence != expected_))
+            fail("R2: the track " + std::string(sequence ? "landed group " + std::to_string(*sequence) : "refused") +
+                 " where the model " + (accept_ ? "lands group " + std::to_string(expected_) : "refuses it"));
+        if (sequence) landed_.push_back(*sequence);
+    }
+    void finishing() override {
+        accept_ = true;
+        for (Viewer& viewer : viewers_) accept_ = viewer.resume.finish(served_copy, clock_->now()) && accept_;
+    }
+    void finished(bool accepted) override {
+        operation_done();
+        if (accepted != accept_) fail("R2: the track's finish disagrees with the model");
+    }
+
+    void polling(std::size_t viewer) override { viewers_[viewer].resume.poll_begun(); }
+    void pending(std::size_t viewer, bool walked) override {
+        viewers_[viewer].resume.answered_pending(clock_->now(), walked);
+    }
+    void group(std::size_t viewer, std::uint64_t sequence) override {
+        Viewer& judged = viewers_[viewer];
+        const std::optional<int> landing = landing_ == sequence ? std::optional(served_copy) : std::nullopt;
+        fail(viewer, judged.resume.answered_unread_group(sequence, clock_->now(), landing));
+        judged.groups.push_back(sequence);
+    }
+    void ended(std::size_t viewer, std::optional<model::Error> error) override {
+        fail(viewer, viewers_[viewer].resume.answered_end(error, clock_->now()));
+        viewers_[viewer].ended = true;
+    }
+    void reading(std::size_t viewer, std::uint64_t sequence) override {
+        viewers_[viewer].resume.group_read_begins(sequence);
+    }
+    void frame(std::size_t viewer, std::uint64_t sequence, const std::string& payload) override {
+        fail(viewer, viewers_[viewer].resume.group_frame(sequence, payload));
+        viewers_[viewer].frames.push_back(sequence);
+    }
+    void group_ended(std::size_t viewer, std::uint64_t sequence, std::optional<model::Error> error) override {
+        fail(viewer, viewers_[viewer].resume.group_ended(sequence, error));
+    }
+
+    // With no task runnable and no deadline pending: a viewer owed something missed a wake.
+    [[nodiscard]] std::optional<std::string> quiescent() const {
+        for (std::size_t index = 0; index < viewers_.size(); ++index)
+            if (auto missed = viewers_[index].resume.quiescent(clock_->now())) return named(index, *missed);
+        return std::nullopt;
+    }
+
+    // At the end of a run that went well: every viewer took every group landed and read
+    // its frame, in landing order, none twice and none missed.
+    void check_complete() {
+        for (std::size_t index = 0; index < viewers_.size(); ++index) {
+            const Viewer& viewer = viewers_[index];
+            if (viewer.groups != landed_)
+                fail(index, "R7: took " + list(viewer.groups) + " of the groups " + list(landed_) + " landed");
+            else if (viewer.frames != landed_)
+                fail(index, "R6: read the frames of " + list(viewer.frames) + " of the groups " + list(landed_));
+        }
+    }
+
+    // Efficiency: a re-poll nothing woke walks nothing, so every walk of a viewer's
+    // subscriber is paid for by a wake, a poll from a fresh task, the poll after a Ready
+    // answer, or the gate's set-up; and an idle poll builds no meter.
+    void check_efficiency(std::size_t index, model::TrackSubscriber& subscriber, const sim::TaskStats& stats) {
+        const std::uint64_t walks = subscriber.reader().walk_counter(model::Walk::arrival).walks;
+        const Viewer& viewer = viewers_[index];
+        const std::uint64_t ready_answers = viewer.groups.size() + (viewer.ended ? 1 : 0);
+        const std::uint64_t paid = stats.wakes + stats.fresh_polls + ready_answers + 2;
+        if (walks > paid)
+            fail(index, "W2: the subscriber walked " + std::to_string(walks) + " times for " + std::to_string(paid) +
+                            " wakes, fresh polls, Ready answers and set-up walks");
+        if (subscriber.stats().polls > walks)
+            fail(index, "S1: the subscriber built " + std::to_string(subscriber.stats().polls) + " meters for " +
+                            std::to_string(walks) + " walks");
+    }
+
+    [[nodiscard]] const std::string& violation() const { return violation_; }
+    [[nodiscard]] std::uint64_t landed() const { return landed_.size(); }
+
+private:
+    struct Viewer {
+        oracle::ResumeModel resume{model::Walk::arrival, std::chrono::seconds(1)};
+        std::vector<std::uint64_t> groups;  // taken, in order
+        std::vector<std::uint64_t> frames;  // the group of each frame read, in order
+        bool ended = false;
+    };
+
+    static std::string named(std::size_t viewer, const std::string& what) {
+        return "viewer " + std::to_string(viewer) + ": " + what;
+    }
+    static std::string list(const std::vector<std::uint64_t>& sequences) {
+        std::string text = "[";
+        for (std::size_t i = 0; i < sequences.size(); ++i) text += (i ? "," : "") + std::to_string(sequences[i]);
+        return text + "]";
+    }
+    void fail(const std::string& what) {
+        if (violation_.empty()) violation_ = what;
+    }
+    void fail(std::size_t viewer, const std::optional<std::string>& what) {
+        if (what) fail(named(viewer, *what));
+    }
+
+    kio::Clock* clock_;
+    std::vector<Viewer> viewers_;
+    std::vector<std::uint64_t> landed_;  // sequences the publisher landed, in order
+    std::optional<std::uint64_t> landing_;
+    std::uint64_t expected_ = 0;
+    bool accept_ = true;
+    std::string violation_;
+};
+
+void drive(const FanoutCase& value, programs::FanoutTrack& track,
+           const std::vector<std::unique_ptr<programs::Viewer>>& viewers, Judge& judge, sim::Task& task) {
+    std::uint64_t allowed = 0;
+    for (const Step& step : value.steps) {
+        task.yield();
+        switch (step.op) {
+            case Op::allow:
+                allowed += step.extra;
+                track.allow(allowed);
+                break;
+            case Op::idle: break;
+            case Op::prefer: {
+                const std::size_t viewer = step.extra % viewers.size();
+                judge.preferences_changing(viewer);
+                viewers[viewer]->set_priority(step.extra);
+                judge.operation_done();
+                break;
+            }
+        }
+    }
+    if (value.finish) {
+        task.yield();
+        track.finish_after_allowed();
+    }
+}
+
+struct Traits {
+    static rc::Gen<FanoutCase> generator(Mix mix) {
+        return swarmed<Op>({{6, Op::allow}, {2, Op::idle}, {2, Op::prefer}}, mix, [](const rc::Gen<Op>& kind) {
+            const auto step = rc::gen::mapcat(kind, [](Op op) {
+                const std::uint8_t low = op == Op::allow ? 1 : 0;
+                const std::uint8_t high = op == Op::allow ? 4 : (op == Op::prefer ? 8 : 1);
+                return rc::gen::map(rc::gen::inRange<std::uint8_t>(low, high), [op](std::uint8_t extra) {
+                    return Step{op, extra};
+                });
+            });
+            return rc::gen::build<FanoutCase>(
+                rc::gen::set(&FanoutCase::viewers, rc::gen::inRange<std::uint8_t>(1, 7)),
+                rc::gen::set(&FanoutCase::steps, rc::gen::mapcat(rc::gen::inRange<std::size_t>(0, 25),
+                                                                 [step](std::size_t count) {
+                                                                     return rc::gen::container<std::vector<Step>>(count,
+                                                                                                                  step);
+                                                                 })),
+                rc::gen::set(&FanoutCase::finish, rc::gen::weightedElement<bool>({{4, true}, {1, false}})),
+                rc::gen::set(&FanoutCase::drive, drive_generator()),
+                rc::gen::set(&FanoutCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+        });
+    }
+
+    static CaseOutcome run(const FanoutCase& value, const RunSettings& settings) {
+        sim::Executor executor{simulation_options(value.seed, value.drive, settings)};
+        Judge judge{value.viewers, executor.clock()};
+        programs::FanoutTrack track;
+        programs::Publisher publisher{
+            track, [](std::uint64_t sequence) { return oracle::ResumeModel::payload(served_copy, sequence); }, judge};
+        std::vector<std::unique_ptr<programs::Viewer>> viewers;
+        for (std::size_t index = 0; index < value.viewers; ++index)
+            viewers.push_back(std::make_unique<programs::Viewer>(index, track, executor.clock(), judge));
+
+        executor.spawn("driver", [&](sim::Task& task) { drive(value, track, viewers, judge, task); });
+        executor.spawn("publisher", [&](sim::Task& task) {
+            task.wait([&](const kio::Waiter& waiter) { return publisher.poll(waiter); });
+        });
+        std::vector<std::uint32_t> viewer_tasks;
+        for (auto& viewer : viewers)
+            viewer_tasks.push_back(executor.spawn("viewer", [&viewer = *viewer](sim::Task& task) {
+                task.wait([&](const kio::Waiter& waiter) { return viewer.poll(waiter); });
+            }));
+        executor.on_quiescence([&]() -> std::optional<std::string> {
+            if (!judge.violation().empty()) return judge.violation();  // the first violation, not its consequence
+            return judge.quiescent();
+        });
+        const sim::RunResult result = executor.run();
+        if (result.ok()) judge.check_complete();
+        for (std::size_t index = 0; index < viewers.size(); ++index)
+            judge.check_efficiency(index, viewers[index]->subscriber(), executor.task_stats(viewer_tasks[index]));
+        return outcome_of(result, judge.violation(), executor);
+    }
+
+    static nlohmann::json to_json(const FanoutCase& value) {
+        nlohmann::json steps = nlohmann::json::array();
+        for (const Step& step : value.steps) steps.push_back({op_names[static_cast<std::size_t>(step.op)], step.extra});
+        return {{"viewers", value.viewers},
+                {"steps", steps},
+                {"finish", value.finish},
+                {"drive", drive_name(value.drive)},
+                {"seed", value.seed}};
+    }
+
+    static FanoutCase from_json(const nlohmann::json& json) {
+        FanoutCase value;
+        value.seed = require_u64(json, "seed");
+        value.drive = require_drive(json);
+        if (!json.contains("viewers")) throw std::invalid_argument("'viewers' must be a whole number");
+        value.viewers = require_small(json["viewers"], max_viewers, "viewers");
+        if (value.viewers == 0) throw std::invalid_argument("'viewers' must be at least 1");
+        if (!json.contains("finish") || !json["finish"].is_boolean())
+            throw std::invalid_argument("'finish' must be true or false");
+        value.finish = json["finish"].get<bool>();
+        for (const nlohmann::json& step : require_array(json, "steps")) {
+            if (!step.is_array() || step.size() != 2 || !step[0].is_string())
+                throw std::invalid_argument("a step is [name, extra]");
+            const auto name = step[0].get<std::string>();
+            const auto found = std::find(op_names.begin(), op_names.end(), name);
+            if (found == op_names.end()) throw std::invalid_argument("unknown step '" + name + "'");
+            value.steps.push_back(
+                Step{static_cast<Op>(found - op_names.begin()), require_small(step[1], 255, "extra")});
+        }
+        return value;
+    }
+
+    static std::string describe(const FanoutCase& value) {
+        std::ostringstream out;
+        out << int{value.viewers} << (value.viewers == 1 ? " viewer, " : " viewers, ") << drive_name(value.drive)
+            << ", seed " << value.seed << ":";
+        for (const Step& step : value.steps)
+            out << " " << op_names[static_cast<std::size_t>(step.op)]
+                << (step.op == Op::idle ? std::string() : "(" + std::to_string(step.extra) + ")");
+        out << (value.finish ? " finish" : " (no finish)");
+        return out.str();
+    }
+};
+
+}  // namespace
+
+const Suite& fanout_suite() {
+    static const TypedSuite<FanoutCase, Traits> suite{
+        "fanout",
+        "the session fanout program: one publisher, viewers reading as exports do, each against a resume model", 2000};
+    return suite;
+}
+
+}  // namespace moq::properties

@@ -1,0 +1,66 @@
+// The runtime: tasks made of the same poll functions the simulator runs, scheduled on a
+// pool of worker threads (Boost.Asio's thread_pool), with the core's SystemClock for
+// time. A task is polled by at most one worker at a time (runtime/task.hpp); its wakers
+// are safe from any thread.
+//
+// Destroying the runtime stops the workers (a poll under way finishes first), then drops
+// every task that has not finished, as a cancelled future is dropped: its poll function
+// is destroyed and its join answers false. Wake nothing of it from other threads once
+// its destructor has begun.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+
+#include "kio/clock.hpp"
+#include "kio/system_clock.hpp"
+#include "runtime/join_handle.hpp"
+#include "runtime/task.hpp"
+
+namespace moq::runtime {
+
+class Runtime {
+public:
+    static constexpr std::size_t max_workers = 256;
+
+    // `workers` threads, 1 to max_workers (std::invalid_argument otherwise).
+    explicit Runtime(std::size_t workers);
+    ~Runtime();
+    Runtime(const Runtime&) = delete;
+    Runtime& operator=(const Runtime&) = delete;
+
+    // Queues a task that polls `poll(waiter)` (answering kio::Poll<kio::Done>) until
+    // Ready. Safe from any thread, a worker included.
+    template <class PollFunction>
+    JoinHandle spawn(PollFunction poll) {
+        using Body = std::decay_t<PollFunction>;
+        static_assert(std::is_invocable_r_v<kio::Poll<kio::Done>, Body&, const kio::Waiter&>,
+                      "a task is a poll function: (const kio::Waiter&) -> kio::Poll<kio::Done>");
+        return start(new detail::TaskFor<Body>(*this, std::move(poll)));
+    }
+
+    // The clock tasks read time from, and whose timer thread wakes their deadlines.
+    [[nodiscard]] kio::Clock& clock() noexcept { return clock_; }
+    [[nodiscard]] std::size_t workers() const noexcept { return workers_; }
+
+private:
+    friend class detail::Task;
+    struct Pool;
+
+    JoinHandle start(detail::Task* task);
+    // Queues one run of `task`, adopting the reference it is given.
+    void schedule(detail::Task* task);
+    // The task is done: it leaves the list of live tasks, which lets go of it.
+    void retire(detail::Task& task) noexcept;
+
+    std::size_t workers_;
+    std::unique_ptr<Pool> pool_;  // declared first: destroyed last, after the clock and the tasks
+    kio::SystemClock clock_;
+    std::mutex live_mutex_;         // not a core lock: no core lock or waker is ever taken under it
+    detail::Task* live_ = nullptr;  // tasks not done yet, each holding one reference
+    bool stopping_ = false;         // under live_mutex_: spawn after shutdown began is a bug
+};
+
+}  // namespace moq::runtime
