@@ -13,9 +13,6 @@ namespace moq::cli {
 
 namespace {
 
-// The most cases a sweep runs for one suite and seed (moqsim sweep's --cases limit).
-constexpr std::uint64_t max_cases = 100000000;
-
 // `value` as a whole number in [low, high], or why not.
 std::string count_problem(const nlohmann::json& object, const char* field, const std::string& name, std::uint64_t low,
                           std::uint64_t high) {
@@ -71,6 +68,29 @@ std::string suite_problem(const nlohmann::json& suite, const std::string& where,
 }
 
 }  // namespace
+
+nlohmann::json new_sweep_result(const nlohmann::json& settings) {
+    nlohmann::json result = {{"format", "moqsim-sweep"}, {"version", 1}};
+    result.update(settings);
+    result["suites"] = nlohmann::json::array();
+    return result;
+}
+
+nlohmann::json sweep_suite_result(std::string_view suite, std::uint64_t cases, std::uint64_t run, std::uint64_t failed,
+                                  double seconds, nlohmann::json failures) {
+    return {{"suite", suite},
+            {"cases", cases},
+            {"run", run},
+            {"passed", run - failed},
+            {"failed", failed},
+            {"seconds", seconds},
+            {"cases_per_second", cases_per_second(run, seconds)},
+            {"failures", std::move(failures)}};
+}
+
+double cases_per_second(std::uint64_t run, double seconds) {
+    return seconds > 0 ? static_cast<double>(run) / seconds : 0.0;
+}
 
 std::string sweep_result_problem(const nlohmann::json& result) {
     if (!result.is_object()) return "not a JSON object";
