@@ -67,7 +67,6 @@ struct Knobs {
     // Every taken group goes to the follower task unread, so a copy failing or a route
     // change between the take and the read is followed by the group's recover (R14).
     bool hand_off_unread = false;
-    friend bool operator==(const Knobs&, const Knobs&) = default;
     [[nodiscard]] kio::Duration grace() const { return grace_tenths * 100ms; }
 };
 

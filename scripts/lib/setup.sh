@@ -16,14 +16,15 @@ MOQ_PACKAGES=(
     python3-clang-14 libclang1-14
 )
 
-# moq_install_packages: install whichever of MOQ_PACKAGES is missing (apt-get, as root).
+# moq_install_packages [PACKAGE...]: install whichever of MOQ_PACKAGES and the PACKAGEs a
+# script needs besides (scripts/fuzz: clang) is missing (apt-get, as root).
 # Quiet when nothing is missing. When not root and something is missing: a one-line
 # error naming the packages, exit 2.
 # MOQ_EXTRA_PACKAGES (space-separated) adds packages to the list. It exists to test the
 # install path on a machine that already has everything (e.g. MOQ_EXTRA_PACKAGES=hello);
 # it is harmless otherwise.
 moq_install_packages() {
-    local -a wanted=("${MOQ_PACKAGES[@]}") extra=() missing=()
+    local -a wanted=("${MOQ_PACKAGES[@]}" "$@") extra=() missing=()
     local pkg status log provided
     if [[ -n ${MOQ_EXTRA_PACKAGES:-} ]]; then
         read -r -a extra <<<"$MOQ_EXTRA_PACKAGES"
