@@ -3,17 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/args.hpp"
+#include "cli/json_input.hpp"
 #include "cli/output.hpp"
 
 namespace moq::cli {
 
 CorpusCase parse_corpus_case(std::string_view text, const std::string& label) {
-    nlohmann::json json;
-    try {
-        json = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& error) {
-        throw UsageError(label + ": not JSON (" + std::string(error.what()) + ")");
-    }
+    nlohmann::json json = parse_json_input(text, label);
     auto reason = [&](const std::string& what) { return UsageError(label + ": " + what); };
     if (!json.is_object() || !json.contains("format") || !json["format"].is_string() ||
         json["format"].get<std::string>() != "moqsim-case")

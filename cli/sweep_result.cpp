@@ -4,6 +4,7 @@
 #include <set>
 
 #include "cli/args.hpp"
+#include "cli/json_input.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/seed_range.hpp"
@@ -133,12 +134,7 @@ std::string sweep_result_problem(const nlohmann::json& result) {
 bool is_sweep_result(const nlohmann::json& result) { return sweep_result_problem(result).empty(); }
 
 nlohmann::json parse_sweep_result(std::string_view text, const std::string& label) {
-    nlohmann::json result;
-    try {
-        result = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& error) {
-        throw UsageError(label + ": not JSON (" + error.what() + ")");
-    }
+    nlohmann::json result = parse_json_input(text, label);
     if (const std::string problem = sweep_result_problem(result); !problem.empty())
         throw UsageError(label + ": not a moqsim sweep result: " + problem);
     return result;

@@ -176,7 +176,18 @@ CASES = [
     {"name": "case file over the size limit", "args": ["replay", "big.json"],
      "files": {"big.json": {"sparse_bytes": 70 << 20}}, "mentions": ["big.json", "73400320 bytes"]},
     {"name": "deeply nested JSON", "args": ["replay", "deep.json"],
-     "files": {"deep.json": {"text": "[" * 100000 + "]" * 100000}}, "mentions": ["deep.json", "format"]},
+     "files": {"deep.json": {"text": "[" * 100000 + "]" * 100000}}, "mentions": ["deep.json", "nested deeper than 32"]},
+    # Found by the fuzz targets (fuzz/): each stopped moqsim with a crash or with an error
+    # naming no file, or let a merge write what no sweep could have.
+    {"name": "case with a deeply nested origin", "args": ["replay", "deep.json"],
+     "files": {"deep.json": {"text": '{"format":"moqsim-case","version":1,"suite":"gate","case":{"drive":"woken",'
+                                     '"mode":"idle","seed":1,"steps":[]},"origin":' + "[" * 200000 + "]" * 200000 + "}"}},
+     "mentions": ["deep.json", "nested deeper than 32"]},
+    {"name": "case with a number past a double's range", "args": ["corpus", "cases"],
+     "files": {"cases": {"folder": True}, "cases/good.json": {"fixture": "gate case"},
+               "cases/huge.json": {"text": '{"format":"moqsim-case","version":1,"suite":"waiter",'
+                                           '"case":{"steps":[{"list":0,"op":"move","waiter":1e400}]}}'}},
+     "mentions": ["huge.json", "1e400"]},
     {"name": "case of another format", "args": ["replay", "sweep.json"],
      "files": {"sweep.json": {"fixture": "gate 0 of 2"}}, "mentions": ["sweep.json", "format"]},
     {"name": "case format of the wrong type", "args": ["replay", "typed.json"], "files": {"typed.json": {"text": '{"format":1}'}},
@@ -272,6 +283,12 @@ CASES = [
      "files": {"list.json": {"text": "[1, 2]"}}, "mentions": ["list.json", "not a JSON object"]},
     {"name": "merge of a truncated result", "args": ["merge", "a.json", "b.json"],
      "files": {**SHARD_0, "b.json": {"fixture": "gate 1 of 2", "cut": 100}}, "mentions": ["b.json", "not JSON"]},
+    {"name": "merge of a deeply nested result", "args": ["merge", "deep.json"],
+     "files": {"deep.json": {"text": '{"format":' + "[" * 200000 + "]" * 200000 + "}"}},
+     "mentions": ["deep.json", "nested deeper than 32"]},
+    {"name": "merge of a number past a double's range", "args": ["merge", "a.json", "huge.json"],
+     "files": {**SHARD_0, "huge.json": {"text": '{"format":"moqsim-sweep","version":1,"seeds":[1,1e400]}'}},
+     "mentions": ["huge.json", "1e400"]},
     {"name": "merge of a missing file", "args": ["merge", "a.json", "gone.json"], "files": SHARD_0,
      "mentions": ["'gone.json'"]},
 ]
