@@ -10,6 +10,23 @@
 
 namespace moq::cli {
 
+TEST_CASE("shard_share counts the pairs a sweep's loop gives the shard") {
+    // The loop of cli/sweep.cpp: every total-th pair from the index. Merge refuses a run
+    // count past shard_share, so the two must agree.
+    for (std::uint64_t total = 1; total <= 7; ++total) {
+        for (std::uint64_t pairs = 0; pairs <= 40; ++pairs) {
+            std::uint64_t all = 0;
+            for (std::uint64_t index = 0; index < total; ++index) {
+                std::uint64_t visited = 0;
+                for (std::uint64_t ordinal = index; ordinal < pairs; ordinal += total) ++visited;
+                CHECK(shard_share(pairs, Shard{index, total}) == visited);
+                all += visited;
+            }
+            CHECK(all == pairs);
+        }
+    }
+}
+
 TEST_CASE("parse_json_input reads 32 levels of nesting and refuses 33") {
     const auto nested = [](int levels) { return std::string(levels, '[') + std::string(levels, ']'); };
     CHECK(parse_json_input(nested(max_json_nesting), "in.json").is_array());
