@@ -16,6 +16,9 @@ std::vector<const properties::Suite*> chosen_suites(const std::string& names) {
     while (std::getline(list, name, ',')) {
         const properties::Suite* suite = properties::find_suite(name);
         if (!suite) throw UsageError("unknown suite '" + name + "' (moqsim list names them)");
+        // A suite twice would be run twice and recorded twice, a result merge refuses.
+        if (std::find(chosen.begin(), chosen.end(), suite) != chosen.end())
+            throw UsageError("--suite names " + name + " twice");
         chosen.push_back(suite);
     }
     if (chosen.empty()) throw UsageError("--suite names no suite");

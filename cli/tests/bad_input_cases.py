@@ -65,6 +65,7 @@ CASES = [
     {"name": "empty suite list", "args": ["sweep", "--suite", "", "--cases", "1"], "mentions": ["--suite"]},
     {"name": "empty suite name in a list", "args": ["sweep", "--suite", ",gate", "--cases", "1"],
      "mentions": ["unknown suite ''"]},
+    {"name": "suite named twice", "args": ["sweep", "--suite", "gate,gate", "--cases", "1"], "mentions": ["gate twice"]},
     {"name": "suite name with a newline", "args": ["sweep", "--suite", "wai\nter", "--cases", "1"],
      "mentions": ["'wai\\x0ater'"]},
     {"name": "unknown strategy", "args": SWEEP + ["--strategy", "lifo"], "mentions": ["'lifo'"]},
