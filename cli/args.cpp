@@ -38,10 +38,10 @@ properties::Mix parse_mix_name(std::string_view text) {
     throw UsageError("unknown mix '" + std::string(text) + "' (fixed or swarm)");
 }
 
-Flags::Flags(int argc, char** argv, int first, const std::vector<std::string_view>& with_value,
+Flags::Flags(const std::vector<std::string>& arguments, const std::vector<std::string_view>& with_value,
              const std::vector<std::string_view>& switches) {
-    for (int i = first; i < argc; ++i) {
-        std::string_view arg = argv[i];
+    for (std::size_t i = 0; i < arguments.size(); ++i) {
+        const std::string_view arg = arguments[i];
         if (!arg.starts_with("--")) {
             positional_.emplace_back(arg);
             continue;
@@ -57,8 +57,8 @@ Flags::Flags(int argc, char** argv, int first, const std::vector<std::string_vie
         if (takes_value) {
             if (inline_value) {
                 values_.emplace(name, *inline_value);
-            } else if (i + 1 < argc) {
-                values_.emplace(name, argv[++i]);
+            } else if (i + 1 < arguments.size()) {
+                values_.emplace(name, arguments[++i]);
             } else {
                 throw UsageError("--" + name + " needs a value");
             }
@@ -94,12 +94,16 @@ std::optional<std::string> environment(const char* name) {
     return std::string(value);
 }
 
+Environment process_environment() {
+    return [](const std::string& name) { return environment(name.c_str()); };
+}
+
 namespace {
 
 // One pair of shard variables, if its total is set.
-std::optional<Shard> shard_from(const char* total_name, const char* index_name) {
-    const auto total = environment(total_name);
-    const auto index = environment(index_name);
+std::optional<Shard> shard_from(const Environment& variables, const char* total_name, const char* index_name) {
+    const auto total = variables(total_name);
+    const auto index = variables(index_name);
     if (!total) {
         if (index) throw UsageError(std::string(index_name) + " is set but " + total_name + " is not");
         return std::nullopt;
@@ -117,9 +121,9 @@ std::optional<Shard> shard_from(const char* total_name, const char* index_name) 
 
 }  // namespace
 
-Shard shard_from_environment() {
-    const std::optional<Shard> gtest = shard_from("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX");
-    const std::optional<Shard> test = shard_from("TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX");
+Shard shard_from_environment(const Environment& variables) {
+    const std::optional<Shard> gtest = shard_from(variables, "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX");
+    const std::optional<Shard> test = shard_from(variables, "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX");
     if (gtest && test && (gtest->index != test->index || gtest->total != test->total))
         throw UsageError("GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS say shard " + std::to_string(gtest->index) + " of " +
                          std::to_string(gtest->total) + " but TEST_SHARD_INDEX/TEST_TOTAL_SHARDS say " +
@@ -127,6 +131,10 @@ Shard shard_from_environment() {
     if (gtest) return *gtest;
     if (test) return *test;
     return Shard{};
+}
+
+std::uint64_t shard_share(std::uint64_t pairs, const Shard& shard) {
+    return pairs / shard.total + (shard.index < pairs % shard.total ? 1 : 0);
 }
 
 void acknowledge_shard() {

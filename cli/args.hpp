@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -33,8 +34,9 @@ properties::Mix parse_mix_name(std::string_view text);
 // Flags of one command: `--name value` and bare `--name` switches, plus positionals.
 class Flags {
 public:
-    // `with_value` names flags that take a value; `switches` those that do not.
-    Flags(int argc, char** argv, int first, const std::vector<std::string_view>& with_value,
+    // `arguments` are the command's (after its name); `with_value` names flags that take a
+    // value, `switches` those that do not.
+    Flags(const std::vector<std::string>& arguments, const std::vector<std::string_view>& with_value,
           const std::vector<std::string_view>& switches);
 
     [[nodiscard]] std::optional<std::string> value(std::string_view name) const;
@@ -51,9 +53,18 @@ private:
 // An environment variable, if set and not empty.
 std::optional<std::string> environment(const char* name);
 
+// Where the parsers read environment variables from: the process's (`environment`), or
+// a fuzz target's or a test's own values. Like `environment`, it gives a value only if the
+// variable is set and not empty.
+using Environment = std::function<std::optional<std::string>(const std::string& name)>;
+Environment process_environment();
+
 // The most shards one sweep is split into (the environment's GTEST_TOTAL_SHARDS, and a
 // sweep result's shard.total that merge reads): merge keeps a flag a shard.
 inline constexpr std::uint64_t max_shards = 1000000;
+// The most cases a sweep runs for one suite and seed (--cases, MOQ_<SUITE>_CASES, and a
+// sweep result's "cases").
+inline constexpr std::uint64_t max_cases = 100000000;
 
 // The shard of this process: GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX, or the TEST_ ones.
 // Both pairs set to different values, or an index without its total, is refused.
@@ -61,7 +72,10 @@ struct Shard {
     std::uint64_t index = 0;
     std::uint64_t total = 1;
 };
-Shard shard_from_environment();
+Shard shard_from_environment(const Environment& variables);
+// How many of a sweep's `pairs` (seed, case) pairs are `shard`'s: every total-th one from
+// its index.
+std::uint64_t shard_share(std::uint64_t pairs, const Shard& shard);
 // Tells the CI runner this program understood sharding (touches its status file). Called
 // once the input is known to be good.
 void acknowledge_shard();

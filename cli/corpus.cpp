@@ -6,17 +6,16 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/corpus_file.hpp"
+#include "cli/options.hpp"
 
 namespace moq::cli {
 
-int corpus(const Program& program, int argc, char** argv) {
-    const Flags flags(argc, argv, 2, {"mutant"}, {});
-    const std::optional<std::string> mutant = flags.value("mutant");
+int corpus(const Program& program, const std::vector<std::string>& arguments) {
+    const CorpusOptions options = parse_corpus_options(arguments);
+    const std::optional<std::string>& mutant = options.mutant;
     if (mutant) activate_mutant(*mutant);
     std::vector<std::string> files;
-    const std::vector<std::string> paths =
-        flags.positional().empty() ? std::vector<std::string>{"corpus"} : flags.positional();
-    for (const std::string& path : paths) {
+    for (const std::string& path : options.paths) {
         std::error_code error;
         if (std::filesystem::is_directory(path, error)) {
             for (const auto& entry : std::filesystem::directory_iterator(path))

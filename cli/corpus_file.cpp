@@ -3,19 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/args.hpp"
+#include "cli/json_input.hpp"
 #include "cli/output.hpp"
 
 namespace moq::cli {
 
-CorpusCase read_corpus_file(const std::string& path) {
-    const std::string text = read_input_file(path);
-    nlohmann::json json;
-    try {
-        json = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& error) {
-        throw UsageError(path + ": not JSON (" + std::string(error.what()) + ")");
-    }
-    auto reason = [&](const std::string& what) { return UsageError(path + ": " + what); };
+CorpusCase parse_corpus_case(std::string_view text, const std::string& label) {
+    nlohmann::json json = parse_json_input(text, label);
+    auto reason = [&](const std::string& what) { return UsageError(label + ": " + what); };
     if (!json.is_object() || !json.contains("format") || !json["format"].is_string() ||
         json["format"].get<std::string>() != "moqsim-case")
         throw reason("not a moqsim case (format)");
@@ -59,8 +54,10 @@ CorpusCase read_corpus_file(const std::string& path) {
     return stored;
 }
 
-void write_corpus_file(const std::string& path, const properties::Suite& suite, const properties::Case& value,
-                       sim::StrategyKind strategy, const CorpusOrigin& origin, const properties::CaseOutcome& outcome) {
+CorpusCase read_corpus_file(const std::string& path) { return parse_corpus_case(read_input_file(path), path); }
+
+std::string corpus_case_text(const properties::Suite& suite, const properties::Case& value, sim::StrategyKind strategy,
+                             const CorpusOrigin& origin, const properties::CaseOutcome& outcome) {
     nlohmann::json json = {{"format", "moqsim-case"},
                            {"version", 1},
                            {"suite", suite.name()},
@@ -80,7 +77,12 @@ void write_corpus_file(const std::string& path, const properties::Suite& suite, 
         text += std::string(first ? "" : ",\n") + " " + nlohmann::json(key).dump() + ": " + json[key].dump();
         first = false;
     }
-    write_atomically(path, text + "\n}\n");
+    return text + "\n}\n";
+}
+
+void write_corpus_file(const std::string& path, const properties::Suite& suite, const properties::Case& value,
+                       sim::StrategyKind strategy, const CorpusOrigin& origin, const properties::CaseOutcome& outcome) {
+    write_atomically(path, corpus_case_text(suite, value, strategy, origin, outcome));
 }
 
 }  // namespace moq::cli

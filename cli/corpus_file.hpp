@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "properties/suite.hpp"
 
@@ -26,6 +27,13 @@ struct CorpusCase {
     sim::StrategyKind strategy = sim::StrategyKind::random;
     CorpusOrigin origin;
 };
+
+// `text` (the contents of `label`) as a case; UsageError "label: what is wrong" if it is
+// not one. A pure function of its input, so a fuzzer can call it.
+CorpusCase parse_corpus_case(std::string_view text, const std::string& label);
+// The file's text for a case: what parse_corpus_case reads back as the same case.
+std::string corpus_case_text(const properties::Suite& suite, const properties::Case& value, sim::StrategyKind strategy,
+                             const CorpusOrigin& origin, const properties::CaseOutcome& outcome);
 
 // Throws UsageError naming the file and what is wrong with it.
 CorpusCase read_corpus_file(const std::string& path);

@@ -1,30 +1,28 @@
 // moqsim list: suites, strategies and mutation sites.
 #include <cstdio>
 
-#include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "properties/suite.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::cli {
 
-int list(const Program&, int argc, char** argv) {
-    const Flags flags(argc, argv, 2, {}, {"suites", "strategies", "sites"});
-    if (!flags.positional().empty()) throw UsageError("list takes no argument '" + flags.positional().front() + "'");
-    const bool all = !flags.has("suites") && !flags.has("strategies") && !flags.has("sites");
-    if (all || flags.has("suites")) {
+int list(const Program&, const std::vector<std::string>& arguments) {
+    const ListOptions options = parse_list_options(arguments);
+    if (options.suites) {
         std::printf("suites:\n");
         for (const properties::Suite* suite : properties::suites())
             std::printf("  %-8s %6llu cases by default  %s\n", std::string(suite->name()).c_str(),
                         static_cast<unsigned long long>(suite->default_cases()), std::string(suite->summary()).c_str());
     }
-    if (all || flags.has("strategies")) {
+    if (options.strategies) {
         std::printf(
             "strategies:\n  fifo     the run queue in order, no preemption\n"
             "  random   a seeded uniform pick; preempts at schedule points (default)\n"
             "  pct      probabilistic concurrency testing: random priorities, change points\n");
     }
-    if (all || flags.has("sites")) {
+    if (options.sites) {
         std::printf("mutation sites%s:\n", mutation::mutants_enabled() ? "" : " (this build cannot switch them off)");
         for (const mutation::Site& site : mutation::sites()) {
             std::printf("  %-34s %-9s %s:%d%s%s\n", std::string(site.name).c_str(),

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -64,11 +65,12 @@ int main(int argc, char** argv) {
     }
     const std::string_view command = argv[1];
     try {
-        if (command == "sweep") return moq::cli::sweep(program, argc, argv);
-        if (command == "replay") return moq::cli::replay(program, argc, argv);
-        if (command == "corpus") return moq::cli::corpus(program, argc, argv);
-        if (command == "merge") return moq::cli::merge(program, argc, argv);
-        if (command == "list") return moq::cli::list(program, argc, argv);
+        const std::vector<std::string> arguments(argv + 2, argv + argc);
+        if (command == "sweep") return moq::cli::sweep(program, arguments);
+        if (command == "replay") return moq::cli::replay(program, arguments);
+        if (command == "corpus") return moq::cli::corpus(program, arguments);
+        if (command == "merge") return moq::cli::merge(program, arguments);
+        if (command == "list") return moq::cli::list(program, arguments);
         if (command == "--help" || command == "help" || command == "-h") {
             std::fputs(usage_text, stdout);
             return 0;

@@ -1,51 +1,20 @@
 // moqsim sweep: every case of every chosen suite for every seed, on this shard.
 #include <chrono>
 #include <cstdio>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "cli/shrink.hpp"
 #include "cli/site_hits.hpp"
+#include "cli/sweep_result.hpp"
 #include "properties/suite.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::cli {
-
-namespace {
-
-std::vector<const properties::Suite*> chosen_suites(const std::string& names) {
-    if (names == "all") return properties::suites();
-    std::vector<const properties::Suite*> chosen;
-    std::stringstream list(names);
-    std::string name;
-    while (std::getline(list, name, ',')) {
-        const properties::Suite* suite = properties::find_suite(name);
-        if (!suite) throw UsageError("unknown suite '" + name + "' (moqsim list names them)");
-        chosen.push_back(suite);
-    }
-    if (chosen.empty()) throw UsageError("--suite names no suite");
-    return chosen;
-}
-
-// MOQ_RESUME_CASES for "resume".
-std::string cases_variable(std::string_view suite) {
-    std::string name = "MOQ_";
-    for (char c : suite) name.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-    return name + "_CASES";
-}
-
-// --cases or MOQ_<SUITE>_CASES: at least one case, at most a hundred million a seed.
-std::uint64_t parse_case_count(std::string_view text, std::string_view what) {
-    const std::uint64_t cases = parse_count(text, what, 100000000);
-    if (cases == 0) throw UsageError(std::string(what) + " must be at least 1, not '" + std::string(text) + "'");
-    return cases;
-}
-
-}  // namespace
 
 void activate_mutant(const std::string& name) {
     if (!mutation::mutants_enabled())
@@ -66,67 +35,35 @@ std::string replay_command(const Program& program, std::string_view suite, std::
     return command;
 }
 
-}  // namespace
-
-int sweep(const Program& program, int argc, char** argv) {
-    const Flags flags(argc, argv, 2, {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits"},
-                      {"keep-going", "shrink"});
-    if (!flags.positional().empty()) throw UsageError("sweep takes no argument '" + flags.positional().front() + "'");
-    const auto suites = chosen_suites(flags.value("suite").value_or("all"));
-    SeedRange seeds{1, 1};
-    if (auto text = flags.value("seeds")) {
-        seeds = parse_seed_range(*text, "--seeds");
-    } else if (auto variable = environment("MOQ_SEED")) {
-        seeds = parse_seed_range(*variable, "MOQ_SEED");
-    }
-    const sim::StrategyKind strategy = parse_strategy_name(flags.value("strategy").value_or("random"));
-    const properties::Mix mix =
-        parse_mix_name(flags.value("mix").value_or(std::string(properties::mix_name(properties::sweep_default_mix))));
-    const std::optional<std::string> mutant = flags.value("mutant");
-    if (mutant) activate_mutant(*mutant);
-    const std::optional<std::string> json_path = flags.value("json");
-    if (json_path) check_writable(*json_path, "--json");
-    const std::optional<std::string> site_hits_path = flags.value("site-hits");
-    if (json_path && site_hits_path) check_different_files("--json", *json_path, "--site-hits", *site_hits_path);
-    const Shard shard = shard_from_environment();
-    const bool keep_going = flags.has("keep-going");
-    // Every count is checked before anything runs.
-    std::vector<std::uint64_t> case_counts;
-    for (const properties::Suite* suite : suites) {
-        std::uint64_t cases = suite->default_cases();
-        if (auto text = flags.value("cases")) {
-            cases = parse_case_count(*text, "--cases");
-        } else if (auto variable = environment(cases_variable(suite->name()).c_str())) {
-            cases = parse_case_count(*variable, cases_variable(suite->name()));
-        }
-        case_counts.push_back(cases);
-    }
-    const nlohmann::json settings = {{"seeds", {seeds.first, seeds.last}},
-                                     {"strategy", sim::strategy_name(strategy)},
-                                     {"mix", properties::mix_name(mix)},
-                                     {"mutant", mutant ? nlohmann::json(*mutant) : nlohmann::json()},
-                                     {"shard", {{"index", shard.index}, {"total", shard.total}}}};
+int sweep(const Program& program, const std::vector<std::string>& arguments) {
+    const SweepOptions options = parse_sweep_options(arguments, process_environment());
+    if (options.mutant) activate_mutant(*options.mutant);
+    if (options.json_path) check_writable(*options.json_path, "--json");
+    if (options.json_path && options.site_hits_path)
+        check_different_files("--json", *options.json_path, "--site-hits", *options.site_hits_path);
+    const nlohmann::json settings = sweep_settings(options);
     std::optional<SiteHits> site_hits;
-    if (site_hits_path) site_hits.emplace(*site_hits_path, settings);
+    if (options.site_hits_path) site_hits.emplace(*options.site_hits_path, settings);
     acknowledge_shard();
 
+    const SeedRange seeds = options.seeds;
+    const sim::StrategyKind strategy = options.strategy;
+    const properties::Mix mix = options.mix;
+    const Shard shard = options.shard;
     std::printf("moqsim sweep: seeds %llu-%llu, strategy %s, %s mix%s%s, shard %llu of %llu\n",
                 static_cast<unsigned long long>(seeds.first), static_cast<unsigned long long>(seeds.last),
                 std::string(sim::strategy_name(strategy)).c_str(), std::string(properties::mix_name(mix)).c_str(),
-                mutant ? ", mutant " : "", mutant ? mutant->c_str() : "",
+                options.mutant ? ", mutant " : "", options.mutant ? options.mutant->c_str() : "",
                 static_cast<unsigned long long>(shard.index) + 1, static_cast<unsigned long long>(shard.total));
     std::fflush(stdout);
 
-    nlohmann::json report = {{"format", "moqsim-sweep"}, {"version", 1}};
-    report.update(settings);
-    report["suites"] = nlohmann::json::array();
+    nlohmann::json report = new_sweep_result(settings);
     bool any_failed = false;
-    for (std::size_t chosen = 0; chosen < suites.size(); ++chosen) {
-        const properties::Suite* suite = suites[chosen];
-        const std::uint64_t cases = case_counts[chosen];
+    for (std::size_t chosen = 0; chosen < options.suites.size(); ++chosen) {
+        const properties::Suite* suite = options.suites[chosen];
+        const std::uint64_t cases = options.cases[chosen];
         const std::uint64_t total = seeds.count() * cases;
-        const std::uint64_t mine = total / shard.total + (shard.index < total % shard.total ? 1 : 0);
-        Progress progress(std::string(suite->name()), mine);
+        Progress progress(std::string(suite->name()), shard_share(total, shard));
         nlohmann::json failures = nlohmann::json::array();
         std::uint64_t run = 0;
         std::uint64_t failed = 0;
@@ -141,7 +78,8 @@ int sweep(const Program& program, int argc, char** argv) {
             progress.advance(run);
             if (outcome.ok) continue;
             ++failed;
-            const std::string command = replay_command(program, suite->name(), seed, index, strategy, mix, mutant);
+            const std::string command =
+                replay_command(program, suite->name(), seed, index, strategy, mix, options.mutant);
             std::printf("\n%s: seed %llu case %llu FAILED: %s\n  case: %s\n  replay: %s\n",
                         std::string(suite->name()).c_str(), static_cast<unsigned long long>(seed),
                         static_cast<unsigned long long>(index), outcome.message.c_str(), generated->describe().c_str(),
@@ -153,7 +91,7 @@ int sweep(const Program& program, int argc, char** argv) {
                                       {"message", outcome.message},
                                       {"digest", outcome.digest},
                                       {"replay", command}};
-            if (flags.has("shrink")) {
+            if (options.shrink) {
                 const Shrunk shrunk = shrink(*generated, properties::RunSettings{strategy, false});
                 std::printf("  shrunk in %zu steps: %s\n  which fails: %s\n", shrunk.steps,
                             shrunk.smallest->describe().c_str(), shrunk.outcome.message.c_str());
@@ -163,27 +101,21 @@ int sweep(const Program& program, int argc, char** argv) {
             }
             std::fflush(stdout);
             failures.push_back(std::move(failure));
-            if (!keep_going || failed >= 10) break;
+            if (!options.keep_going || failed >= 10) break;
         }
         progress.finish();
         if (site_hits) site_hits->end_suite(suite->name(), cases, run);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        const double rate = seconds > 0 ? static_cast<double>(run) / seconds : 0.0;
+        nlohmann::json result = sweep_suite_result(suite->name(), cases, run, failed, seconds, std::move(failures));
         std::printf("%s: %llu passed, %llu failed (%llu cases, %.2f s, %.0f cases/s)\n",
                     std::string(suite->name()).c_str(), static_cast<unsigned long long>(run - failed),
-                    static_cast<unsigned long long>(failed), static_cast<unsigned long long>(run), seconds, rate);
+                    static_cast<unsigned long long>(failed), static_cast<unsigned long long>(run), seconds,
+                    result["cases_per_second"].get<double>());
         std::fflush(stdout);
-        report["suites"].push_back({{"suite", suite->name()},
-                                    {"cases", cases},
-                                    {"run", run},
-                                    {"passed", run - failed},
-                                    {"failed", failed},
-                                    {"seconds", seconds},
-                                    {"cases_per_second", rate},
-                                    {"failures", failures}});
+        report["suites"].push_back(std::move(result));
         any_failed = any_failed || failed != 0;
     }
-    if (json_path) write_atomically(*json_path, report.dump(1) + "\n");
+    if (options.json_path) write_atomically(*options.json_path, report.dump(1) + "\n");
     if (site_hits) site_hits->write();
     return any_failed ? 1 : 0;
 }

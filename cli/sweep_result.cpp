@@ -1,9 +1,9 @@
 #include "cli/sweep_result.hpp"
 
-#include <cmath>
 #include <set>
 
 #include "cli/args.hpp"
+#include "cli/json_input.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/seed_range.hpp"
@@ -12,9 +12,6 @@
 namespace moq::cli {
 
 namespace {
-
-// The most cases a sweep runs for one suite and seed (moqsim sweep's --cases limit).
-constexpr std::uint64_t max_cases = 100000000;
 
 // `value` as a whole number in [low, high], or why not.
 std::string count_problem(const nlohmann::json& object, const char* field, const std::string& name, std::uint64_t low,
@@ -46,31 +43,61 @@ bool known_suite(const nlohmann::json& value) {
     return value.is_string() && properties::find_suite(value.get<std::string>()) != nullptr;
 }
 
-// One entry of "suites"; its run counts are at most its share of `seeds` × cases over `shards`.
+// What a sweep measures a suite's time in: 0 (too fast for the clock) or a nanosecond
+// to about 30 years. Within it, a rate (run / seconds) and a merge's sum of a million
+// shards' times stay numbers JSON can hold.
+constexpr double min_seconds = 1e-9;
+constexpr double max_seconds = 1e9;
+
+// One entry of "suites"; its run counts are at most `shard`'s share of `seeds` × cases.
 std::string suite_problem(const nlohmann::json& suite, const std::string& where, std::uint64_t seeds,
-                          std::uint64_t shards) {
+                          const Shard& shard) {
     if (!suite.is_object()) return where + ": not an object";
     if (auto problem = name_problem(suite, "suite", known_suite(suite.value("suite", nlohmann::json())));
         !problem.empty())
         return where + "." + problem;
     if (auto problem = count_problem(suite, "cases", where + ".cases", 1, max_cases); !problem.empty()) return problem;
-    // This shard's share of the (seed, case) pairs: no merge of valid shards overflows.
-    const std::uint64_t pairs = seeds * suite["cases"].get<std::uint64_t>();
-    const std::uint64_t share = pairs / shards + (pairs % shards != 0 ? 1 : 0);
+    // Exactly the pairs the sweep gives this shard: the shards of one sweep never add up
+    // to more runs than it has.
+    const std::uint64_t share = shard_share(seeds * suite["cases"].get<std::uint64_t>(), shard);
     for (const char* field : {"run", "passed", "failed"})
         if (auto problem = count_problem(suite, field, where + "." + field, 0, share); !problem.empty()) return problem;
     if (suite["passed"].get<std::uint64_t>() + suite["failed"].get<std::uint64_t>() !=
         suite["run"].get<std::uint64_t>())
         return where + ": passed " + suite["passed"].dump() + " and failed " + suite["failed"].dump() +
                " do not add up to run " + suite["run"].dump();
-    if (!suite.contains("seconds") || !suite["seconds"].is_number() || !std::isfinite(suite["seconds"].get<double>()) ||
-        suite["seconds"].get<double>() < 0)
-        return where + ".seconds: " + suite.value("seconds", nlohmann::json()).dump() + " is not a duration";
+    const nlohmann::json seconds = suite.value("seconds", nlohmann::json());
+    const double time = seconds.is_number() ? seconds.get<double>() : -1;
+    if (time != 0 && !(time >= min_seconds && time <= max_seconds))
+        return where + ".seconds: " + seconds.dump() + " is not a duration (0, or 1e-09 to 1e+09 seconds)";
     if (!suite.contains("failures") || !suite["failures"].is_array()) return where + ".failures: not a list";
     return {};
 }
 
 }  // namespace
+
+nlohmann::json new_sweep_result(const nlohmann::json& settings) {
+    nlohmann::json result = {{"format", "moqsim-sweep"}, {"version", 1}};
+    result.update(settings);
+    result["suites"] = nlohmann::json::array();
+    return result;
+}
+
+nlohmann::json sweep_suite_result(std::string_view suite, std::uint64_t cases, std::uint64_t run, std::uint64_t failed,
+                                  double seconds, nlohmann::json failures) {
+    return {{"suite", suite},
+            {"cases", cases},
+            {"run", run},
+            {"passed", run - failed},
+            {"failed", failed},
+            {"seconds", seconds},
+            {"cases_per_second", cases_per_second(run, seconds)},
+            {"failures", std::move(failures)}};
+}
+
+double cases_per_second(std::uint64_t run, double seconds) {
+    return seconds > 0 ? static_cast<double>(run) / seconds : 0.0;
+}
 
 std::string sweep_result_problem(const nlohmann::json& result) {
     if (!result.is_object()) return "not a JSON object";
@@ -95,13 +122,14 @@ std::string sweep_result_problem(const nlohmann::json& result) {
     if (auto problem = count_problem(shard, "total", "shard.total", 1, max_shards); !problem.empty()) return problem;
     const auto total = shard["total"].get<std::uint64_t>();
     if (auto problem = count_problem(shard, "index", "shard.index", 0, total - 1); !problem.empty()) return problem;
+    const Shard shard_of_result{shard["index"].get<std::uint64_t>(), total};
     if (!result.contains("suites") || !result["suites"].is_array() || result["suites"].empty())
         return "suites: missing, empty or not a list";
     const std::uint64_t seed_count = seeds[1].get<std::uint64_t>() - seeds[0].get<std::uint64_t>() + 1;
     std::set<std::string> names;
     for (std::size_t i = 0; i < result["suites"].size(); ++i) {
         const nlohmann::json& suite = result["suites"][i];
-        if (auto problem = suite_problem(suite, "suites[" + std::to_string(i) + "]", seed_count, total);
+        if (auto problem = suite_problem(suite, "suites[" + std::to_string(i) + "]", seed_count, shard_of_result);
             !problem.empty())
             return problem;
         if (!names.insert(suite["suite"].get<std::string>()).second)
@@ -113,12 +141,7 @@ std::string sweep_result_problem(const nlohmann::json& result) {
 bool is_sweep_result(const nlohmann::json& result) { return sweep_result_problem(result).empty(); }
 
 nlohmann::json parse_sweep_result(std::string_view text, const std::string& label) {
-    nlohmann::json result;
-    try {
-        result = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& error) {
-        throw UsageError(label + ": not JSON (" + error.what() + ")");
-    }
+    nlohmann::json result = parse_json_input(text, label);
     if (const std::string problem = sweep_result_problem(result); !problem.empty())
         throw UsageError(label + ": not a moqsim sweep result: " + problem);
     return result;

@@ -9,12 +9,22 @@
 //                "seconds": 0.01, "cases_per_second": 2700, "failures": [...]}]}
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 namespace moq::cli {
+
+// A result as `moqsim sweep` starts it: the format, the version and the sweep's
+// `settings` (seeds, strategy, mix, mutant, shard), with no suite yet.
+nlohmann::json new_sweep_result(const nlohmann::json& settings);
+// One entry of a result's "suites", as the sweep writes it.
+nlohmann::json sweep_suite_result(std::string_view suite, std::uint64_t cases, std::uint64_t run, std::uint64_t failed,
+                                  double seconds, nlohmann::json failures);
+// `run` cases in `seconds`, as a rate; 0 when no time was measured.
+double cases_per_second(std::uint64_t run, double seconds);
 
 // Why `result` is not a sweep result this moqsim reads, as "field: reason"; empty if it is.
 std::string sweep_result_problem(const nlohmann::json& result);

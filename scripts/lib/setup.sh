@@ -25,8 +25,8 @@ MOQ_CLANG_PACKAGES=(clang-14)
 # shellcheck disable=SC2034  # used by scripts/check
 MOQ_LINT_PACKAGES=(clang-14 clang-tidy-14 clang-format-14)
 
-# moq_install_packages [PACKAGE...]: install whichever of MOQ_PACKAGES and the PACKAGEs
-# given is missing (apt-get, as root).
+# moq_install_packages [PACKAGE...]: install whichever of MOQ_PACKAGES and the PACKAGEs a
+# script needs besides (scripts/fuzz: clang) is missing (apt-get, as root).
 # Quiet when nothing is missing. When not root and something is missing: a one-line
 # error naming the packages, exit 2.
 # MOQ_EXTRA_PACKAGES (space-separated) adds packages to the list. It exists to test the

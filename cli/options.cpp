@@ -1,0 +1,141 @@
+#include "cli/options.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+namespace moq::cli {
+
+namespace {
+
+std::vector<const properties::Suite*> chosen_suites(const std::string& names) {
+    if (names == "all") return properties::suites();
+    std::vector<const properties::Suite*> chosen;
+    std::stringstream list(names);
+    std::string name;
+    while (std::getline(list, name, ',')) {
+        const properties::Suite* suite = properties::find_suite(name);
+        if (!suite) throw UsageError("unknown suite '" + name + "' (moqsim list names them)");
+        // A suite twice would be run twice and recorded twice, a result merge refuses.
+        if (std::find(chosen.begin(), chosen.end(), suite) != chosen.end())
+            throw UsageError("--suite names " + name + " twice");
+        chosen.push_back(suite);
+    }
+    if (chosen.empty()) throw UsageError("--suite names no suite");
+    return chosen;
+}
+
+// MOQ_RESUME_CASES for "resume".
+std::string cases_variable(std::string_view suite) {
+    std::string name = "MOQ_";
+    for (char c : suite) name.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    return name + "_CASES";
+}
+
+// --cases or MOQ_<SUITE>_CASES: at least one case, at most max_cases a seed.
+std::uint64_t parse_case_count(std::string_view text, std::string_view what) {
+    const std::uint64_t cases = parse_count(text, what, max_cases);
+    if (cases == 0) throw UsageError(std::string(what) + " must be at least 1, not '" + std::string(text) + "'");
+    return cases;
+}
+
+void refuse_positional(const Flags& flags, std::string_view command) {
+    if (!flags.positional().empty())
+        throw UsageError(std::string(command) + " takes no argument '" + flags.positional().front() + "'");
+}
+
+}  // namespace
+
+SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, const Environment& variables) {
+    const Flags flags(arguments, {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits"},
+                      {"keep-going", "shrink"});
+    refuse_positional(flags, "sweep");
+    SweepOptions options;
+    options.suites = chosen_suites(flags.value("suite").value_or("all"));
+    if (auto text = flags.value("seeds")) {
+        options.seeds = parse_seed_range(*text, "--seeds");
+    } else if (auto variable = variables("MOQ_SEED")) {
+        options.seeds = parse_seed_range(*variable, "MOQ_SEED");
+    }
+    options.strategy = parse_strategy_name(flags.value("strategy").value_or("random"));
+    options.mix =
+        parse_mix_name(flags.value("mix").value_or(std::string(properties::mix_name(properties::sweep_default_mix))));
+    options.mutant = flags.value("mutant");
+    options.json_path = flags.value("json");
+    options.site_hits_path = flags.value("site-hits");
+    options.shard = shard_from_environment(variables);
+    options.keep_going = flags.has("keep-going");
+    options.shrink = flags.has("shrink");
+    const std::optional<std::string> cases = flags.value("cases");
+    for (const properties::Suite* suite : options.suites) {
+        std::uint64_t count = suite->default_cases();
+        if (cases) {
+            count = parse_case_count(*cases, "--cases");
+        } else if (auto variable = variables(cases_variable(suite->name()))) {
+            count = parse_case_count(*variable, cases_variable(suite->name()));
+        }
+        options.cases.push_back(count);
+    }
+    return options;
+}
+
+nlohmann::json sweep_settings(const SweepOptions& options) {
+    return {{"seeds", {options.seeds.first, options.seeds.last}},
+            {"strategy", sim::strategy_name(options.strategy)},
+            {"mix", properties::mix_name(options.mix)},
+            {"mutant", options.mutant ? nlohmann::json(*options.mutant) : nlohmann::json()},
+            {"shard", {{"index", options.shard.index}, {"total", options.shard.total}}}};
+}
+
+ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
+    const Flags flags(arguments, {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "save"}, {"shrink"});
+    ReplayOptions options;
+    options.mutant = flags.value("mutant");
+    options.trace_path = flags.value("trace");
+    options.save_path = flags.value("save");
+    options.shrink = flags.has("shrink");
+    if (flags.positional().size() == 1) {
+        if (flags.value("suite") || flags.value("seed") || flags.value("case") || flags.value("mix"))
+            throw UsageError("replay takes a corpus file or --suite/--seed/--case/--mix, not both");
+        options.file = flags.positional().front();
+    } else if (flags.positional().empty()) {
+        const auto name = flags.value("suite");
+        if (!name) throw UsageError("replay needs --suite, --seed and --case (or a corpus file)");
+        options.suite = properties::find_suite(*name);
+        if (!options.suite) throw UsageError("unknown suite '" + *name + "' (moqsim list names them)");
+        const auto seed_text = flags.value("seed");
+        const auto case_text = flags.value("case");
+        if (!seed_text || !case_text) throw UsageError("replay needs --seed and --case with --suite");
+        options.seed = parse_count(*seed_text, "--seed", UINT64_MAX);
+        options.index = parse_count(*case_text, "--case", UINT64_MAX);
+        options.mix = parse_mix_name(flags.value("mix").value_or("fixed"));
+    } else {
+        throw UsageError("replay takes at most one corpus file");
+    }
+    if (auto text = flags.value("strategy")) options.strategy = parse_strategy_name(*text);
+    return options;
+}
+
+CorpusOptions parse_corpus_options(const std::vector<std::string>& arguments) {
+    const Flags flags(arguments, {"mutant"}, {});
+    CorpusOptions options;
+    options.mutant = flags.value("mutant");
+    options.paths = flags.positional().empty() ? std::vector<std::string>{"corpus"} : flags.positional();
+    return options;
+}
+
+MergeOptions parse_merge_options(const std::vector<std::string>& arguments) {
+    const Flags flags(arguments, {"json"}, {});
+    if (flags.positional().empty()) throw UsageError("merge needs the shard results to merge");
+    return MergeOptions{flags.positional(), flags.value("json")};
+}
+
+ListOptions parse_list_options(const std::vector<std::string>& arguments) {
+    const Flags flags(arguments, {}, {"suites", "strategies", "sites"});
+    refuse_positional(flags, "list");
+    ListOptions options{flags.has("suites"), flags.has("strategies"), flags.has("sites")};
+    if (!options.suites && !options.strategies && !options.sites) options = ListOptions{true, true, true};
+    return options;
+}
+
+}  // namespace moq::cli

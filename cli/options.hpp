@@ -1,0 +1,71 @@
+// What each moqsim command's arguments (and, for sweep, the environment) ask for, parsed
+// and checked without touching a file or the process: every bad value is a UsageError.
+// The commands then check their paths and run; the fuzz targets call these directly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/args.hpp"
+#include "properties/suite.hpp"
+
+namespace moq::cli {
+
+struct SweepOptions {
+    std::vector<const properties::Suite*> suites;  // each once, in the order named
+    std::vector<std::uint64_t> cases;              // of each suite, by its position in `suites`
+    SeedRange seeds{1, 1};
+    sim::StrategyKind strategy = sim::StrategyKind::random;
+    properties::Mix mix = properties::sweep_default_mix;
+    std::optional<std::string> mutant;
+    std::optional<std::string> json_path;
+    std::optional<std::string> site_hits_path;
+    Shard shard;
+    bool keep_going = false;
+    bool shrink = false;
+};
+// --seeds or MOQ_SEED, --cases or MOQ_<SUITE>_CASES, and the shard from `variables`.
+SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, const Environment& variables);
+// What a sweep result (and a site-hits file) records of the options: seeds, strategy,
+// mix, mutant and shard.
+nlohmann::json sweep_settings(const SweepOptions& options);
+
+struct ReplayOptions {
+    std::optional<std::string> file;  // a corpus file; otherwise suite, seed, index and mix
+    const properties::Suite* suite = nullptr;
+    std::uint64_t seed = 0;
+    std::uint64_t index = 0;
+    properties::Mix mix = properties::Mix::fixed;
+    std::optional<sim::StrategyKind> strategy;  // unless given: the file's, or random
+    std::optional<std::string> mutant;
+    std::optional<std::string> trace_path;
+    std::optional<std::string> save_path;
+    bool shrink = false;
+};
+ReplayOptions parse_replay_options(const std::vector<std::string>& arguments);
+
+struct CorpusOptions {
+    std::vector<std::string> paths;  // files and folders; corpus/ unless given
+    std::optional<std::string> mutant;
+};
+CorpusOptions parse_corpus_options(const std::vector<std::string>& arguments);
+
+struct MergeOptions {
+    std::vector<std::string> files;
+    std::optional<std::string> json_path;
+};
+MergeOptions parse_merge_options(const std::vector<std::string>& arguments);
+
+struct ListOptions {
+    bool suites = false;
+    bool strategies = false;
+    bool sites = false;
+};
+// None named: all three.
+ListOptions parse_list_options(const std::vector<std::string>& arguments);
+
+}  // namespace moq::cli

@@ -1,0 +1,69 @@
+// The command line: a command's arguments, as each moqsim command parses them
+// (cli/options.hpp), and every argument as a seed range and a count (sim/seed_range.hpp,
+// which sim_digest and the benchmarks read numbers with too). The input is the
+// arguments separated by NUL bytes (as /proc/PID/cmdline holds them), the command
+// first. A refusal (UsageError) is the answer to a bad command line. A finding: any other
+// exception, a crash, a sanitizer report, a hang; options that break what a command
+// relies on (fuzz/sweep_options.hpp for sweep); a number or seed range that prints back
+// as another.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/args.hpp"
+#include "cli/options.hpp"
+#include "fuzz/support.hpp"
+#include "fuzz/sweep_options.hpp"
+#include "sim/seed_range.hpp"
+
+using moq::fuzz::require;
+
+namespace {
+
+// What the one parser of numbers promises: only digits read, and they print back as
+// the same number; a range is a number or two joined by a dash.
+void check_numbers(const std::string& text) {
+    if (const auto number = moq::sim::parse_whole_number(text)) {
+        require(std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }),
+                "a number read from more than digits");
+        require(moq::sim::parse_whole_number(std::to_string(*number)) == number,
+                "a number printed back reads as another");
+    }
+    const moq::sim::ParsedSeedRange parsed = moq::sim::parse_seed_range(text);
+    if (parsed.range) {
+        moq::fuzz::check_seed_range(*parsed.range);
+        require(text.find_first_not_of("0123456789-") == std::string::npos, "a seed range read from more than digits");
+    }
+}
+
+void parse_command(const std::string& command, const std::vector<std::string>& arguments) {
+    if (command == "sweep") {
+        const auto no_environment = [](const std::string&) { return std::optional<std::string>(); };
+        moq::fuzz::check_sweep_options(moq::cli::parse_sweep_options(arguments, no_environment));
+    } else if (command == "replay") {
+        const moq::cli::ReplayOptions options = moq::cli::parse_replay_options(arguments);
+        require(options.file.has_value() != (options.suite != nullptr),
+                "a replay of both or neither a file and a suite");
+    } else if (command == "corpus") {
+        require(!moq::cli::parse_corpus_options(arguments).paths.empty(), "a corpus replay of nothing");
+    } else if (command == "merge") {
+        require(!moq::cli::parse_merge_options(arguments).files.empty(), "a merge of nothing");
+    } else if (command == "list") {
+        const moq::cli::ListOptions options = moq::cli::parse_list_options(arguments);
+        require(options.suites || options.strategies || options.sites, "a list of nothing");
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    std::vector<std::string> arguments = moq::fuzz::split(moq::fuzz::as_text(data, size), std::string_view("\0", 1));
+    for (const std::string& argument : arguments) check_numbers(argument);
+    const std::string command = arguments.front();
+    arguments.erase(arguments.begin());
+    try {
+        parse_command(command, arguments);
+    } catch (const moq::cli::UsageError&) {}
+    return 0;
+}

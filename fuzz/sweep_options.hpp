@@ -1,0 +1,41 @@
+// What every sweep's options that parse must satisfy (the arguments and environment
+// targets check it): the seed range is a range and prints back as itself, every suite is
+// named once with a count in range, the shard is one of its total; and the result the
+// sweep writes with them, every case of its shard run and passed, is one merge reads.
+#pragma once
+
+#include <string>
+
+#include "cli/options.hpp"
+#include "cli/sweep_result.hpp"
+#include "fuzz/support.hpp"
+#include "sim/seed_range.hpp"
+
+namespace moq::fuzz {
+
+inline void check_seed_range(const sim::SeedRange& range) {
+    require(range.first <= range.last && range.last - range.first < sim::max_seed_range, "a seed range out of bounds");
+    const std::string printed = std::to_string(range.first) + "-" + std::to_string(range.last);
+    const sim::ParsedSeedRange again = sim::parse_seed_range(printed);
+    require(again.range && again.range->first == range.first && again.range->last == range.last,
+            "a seed range printed back reads as another");
+}
+
+inline void check_sweep_options(const cli::SweepOptions& options) {
+    check_seed_range(options.seeds);
+    require(!options.suites.empty() && options.cases.size() == options.suites.size(), "a sweep of no suite");
+    require(
+        options.shard.total >= 1 && options.shard.total <= cli::max_shards && options.shard.index < options.shard.total,
+        "a shard out of range");
+    nlohmann::json result = cli::new_sweep_result(cli::sweep_settings(options));
+    for (std::size_t i = 0; i < options.suites.size(); ++i) {
+        require(options.cases[i] >= 1 && options.cases[i] <= cli::max_cases, "a case count out of range");
+        const std::uint64_t run = cli::shard_share(options.seeds.count() * options.cases[i], options.shard);
+        result["suites"].push_back(
+            cli::sweep_suite_result(options.suites[i]->name(), options.cases[i], run, 0, 1.0, nlohmann::json::array()));
+    }
+    const std::string problem = cli::sweep_result_problem(result);
+    if (!problem.empty()) finding("the sweep would write a result merge refuses: " + problem);
+}
+
+}  // namespace moq::fuzz

@@ -1,0 +1,87 @@
+// Sweep results, as `moqsim merge` reads (cli/sweep_result.hpp) and joins them
+// (cli/sweep_merge.hpp). The input is one or more results, each on its own after a line
+// `---`; merged when every one reads. A refusal (UsageError) is the answer to a bad
+// result or to shards of different sweeps. A finding: any other exception, a crash, a
+// sanitizer report, a hang; a result that reads but, written back as moqsim writes it,
+// does not read back equal; a merge whose counts do not add up to its shards', or whose
+// written file does not read back equal.
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/args.hpp"
+#include "cli/sweep_merge.hpp"
+#include "cli/sweep_result.hpp"
+#include "fuzz/support.hpp"
+
+using moq::fuzz::require;
+
+namespace {
+
+// Every number in `json` finite: a JSON file holds no infinity (nlohmann writes null).
+bool all_finite(const nlohmann::json& json) {
+    std::vector<const nlohmann::json*> pending{&json};
+    while (!pending.empty()) {
+        const nlohmann::json& value = *pending.back();
+        pending.pop_back();
+        if (value.is_number_float() && !std::isfinite(value.get<double>())) return false;
+        if (value.is_structured())
+            for (const nlohmann::json& element : value) pending.push_back(&element);
+    }
+    return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::vector<std::string> pieces = moq::fuzz::split(moq::fuzz::as_text(data, size), "\n---\n");
+    moq::cli::SweepMerge merging;
+    bool merging_all = true;
+    std::map<std::string, std::uint64_t> runs;  // each suite's runs over the shards merged
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+        const std::string label = "result " + std::to_string(i);
+        nlohmann::json result;
+        try {
+            result = moq::cli::parse_sweep_result(pieces[i], label);
+        } catch (const moq::cli::UsageError&) {
+            merging_all = false;
+            continue;
+        }
+        require(moq::cli::is_sweep_result(result), "a result that reads is not a sweep result");
+        const nlohmann::json again = moq::cli::parse_sweep_result(result.dump(1) + "\n", "written " + label);
+        require(again == result, "a result written back reads back as another");
+        if (!merging_all) continue;
+        try {
+            merging.add(result, label);
+        } catch (const moq::cli::UsageError&) {
+            merging_all = false;
+            continue;
+        }
+        for (const nlohmann::json& suite : result["suites"])
+            runs[suite["suite"].get<std::string>()] += suite["run"].get<std::uint64_t>();
+    }
+    if (!merging_all) return 0;
+    nlohmann::json merged;
+    try {
+        merged = merging.finish();
+    } catch (const moq::cli::UsageError&) {
+        return 0;
+    }
+    require(merged["shard"]["merged"] == pieces.size(), "the merge counts another number of shards");
+    require(merged["shard"]["merged"] == merged["shard"]["total"], "a merge with a shard missing");
+    require(merged["suites"].size() == runs.size(), "the merge lists another number of suites");
+    const std::uint64_t seeds = merged["seeds"][1].get<std::uint64_t>() - merged["seeds"][0].get<std::uint64_t>() + 1;
+    for (const nlohmann::json& suite : merged["suites"]) {
+        const auto run = suite["run"].get<std::uint64_t>();
+        require(run == runs[suite["suite"].get<std::string>()], "a suite's merged runs are not its shards' sum");
+        require(suite["passed"].get<std::uint64_t>() + suite["failed"].get<std::uint64_t>() == run,
+                "merged passed and failed do not add up to run");
+        require(run <= seeds * suite["cases"].get<std::uint64_t>(), "a merge ran more cases than the sweep has");
+    }
+    require(all_finite(merged), "a merged result holds a number JSON cannot write");
+    require(nlohmann::json::parse(merged.dump(1) + "\n") == merged, "the merged result reads back as another");
+    return 0;
+}
