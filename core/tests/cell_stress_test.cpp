@@ -68,10 +68,14 @@ TEST_CASE("concurrent_writers_never_lose_a_wake") {
     threads.reserve(readers + writers);
     std::atomic<bool> any_timed_out{false};
     std::vector<int> final_seen(readers, 0);
+    // Outside the reader threads: a writer may still be running a reader's waker (it
+    // took the waiter list before the reader saw the last value) after that reader
+    // returned, and the waker's data is the blocker itself.
+    std::vector<Blocker> blockers(readers);
 
     for (int r = 0; r < readers; ++r) {
         threads.emplace_back([&, r, consumer = producer.consume()] {
-            Blocker blocker;
+            Blocker& blocker = blockers[r];
             Park park;
             int seen = 0;
             while (seen < total) {
@@ -111,8 +115,8 @@ TEST_CASE("concurrent_group_writes_reach_a_gated_reader") {
     int read = 0;
     bool in_order = true;
     bool timed_out = false;
+    Blocker blocker;  // outlives the writer's last wake, as above
     std::thread reader([&] {
-        Blocker blocker;
         Park park;
         int spurious = 0;
         while (read < frames) {
