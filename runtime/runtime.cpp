@@ -1,29 +1,48 @@
 #include "runtime/runtime.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
-#include <boost/asio/defer.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 
 #include "util/assert.hpp"
 
 namespace moq::runtime {
 
+// The pool's threads drain one run queue of the runtime's own. A queued run does not
+// wake a thread of its own: at most `drainers_limit` threads drain at once, one per core
+// the machine has (or fewer, with fewer workers), and another is called only while more
+// runs wait than threads drain. So a task that one poll wakes mostly runs on the thread
+// that woke it, and 64 tasks woken by one land cost one or two thread wake-ups, not one
+// per task and per idle worker: on a machine with fewer cores than workers the spare
+// threads would only take turns on the same cores.
 struct Runtime::Pool {
-    explicit Pool(std::size_t workers) : threads(workers) {}
+    Pool(std::size_t workers, std::size_t limit) : threads(workers), drainers_limit(limit) {}
+    ~Pool() {
+        // The threads are joined: the runs still queued let go of their references.
+        while (detail::Task* task = first) {
+            first = task->next_queued;
+            task->next_queued = nullptr;
+            task->release();
+        }
+    }
+
     boost::asio::thread_pool threads;
+    const std::size_t drainers_limit;
+    std::mutex mutex;               // not a core lock: no core lock or waker is ever taken under it
+    detail::Task* first = nullptr;  // the run queue, oldest first; each holds its run's reference
+    detail::Task* last = nullptr;
+    std::size_t queued = 0;
+    std::size_t drainers = 0;  // threads draining the queue, or called to
+    bool stopping = false;     // a drainer stops at its next run
 };
 
 namespace {
-
-// One queued run of a task: the worker that picks it polls the task once.
-struct Run {
-    detail::TaskRef task;
-    void operator()() const { task->run(); }
-};
 
 std::size_t checked_workers(std::size_t workers) {
     if (workers == 0 || workers > Runtime::max_workers)
@@ -32,19 +51,30 @@ std::size_t checked_workers(std::size_t workers) {
     return workers;
 }
 
+// One drainer per core at most: more would only take turns on the same cores.
+std::size_t drainers_for(std::size_t workers) {
+    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    return std::min(workers, cores);
+}
+
 }  // namespace
 
-Runtime::Runtime(std::size_t workers) : workers_(checked_workers(workers)), pool_(std::make_unique<Pool>(workers_)) {}
+Runtime::Runtime(std::size_t workers)
+    : workers_(checked_workers(workers)), pool_(std::make_unique<Pool>(workers_, drainers_for(workers_))) {}
 
 Runtime::~Runtime() {
     {
         std::lock_guard lock(live_mutex_);
         stopping_ = true;
     }
+    {
+        std::lock_guard lock(pool_->mutex);
+        pool_->stopping = true;
+    }
     pool_->threads.stop();
     pool_->threads.join();
-    // No worker runs now. Every task still live is dropped; runs still queued are
-    // destroyed with the pool, letting go of their references.
+    // No worker runs now. Every task still live is dropped; runs still queued let go
+    // of their references with the pool.
     std::vector<detail::TaskRef> unfinished;
     {
         std::lock_guard lock(live_mutex_);
@@ -74,12 +104,45 @@ JoinHandle Runtime::start(detail::Task* task) {
 }
 
 void Runtime::schedule(detail::Task* task) {
-    // Deferred: a run queued by a worker (a task woken by another's poll) waits in that
-    // worker's own queue until its poll returns, then joins the shared queue, and a
-    // worker that takes a run while more wait wakes one more worker. A post would signal
-    // a sleeping worker for every wake: 64 viewers woken by one land would cost 64
-    // thread wake-ups. From any other thread it is a plain post.
-    boost::asio::defer(pool_->threads, Run{detail::TaskRef(task)});
+    bool call_drainer = false;
+    {
+        std::lock_guard lock(pool_->mutex);
+        MOQ_ASSERT(task->next_queued == nullptr);
+        if (pool_->last)
+            pool_->last->next_queued = task;
+        else
+            pool_->first = task;
+        pool_->last = task;
+        ++pool_->queued;
+        // One more thread only while more runs wait than threads drain.
+        if (pool_->drainers < pool_->drainers_limit && pool_->queued > pool_->drainers) {
+            ++pool_->drainers;
+            call_drainer = true;
+        }
+    }
+    if (call_drainer) boost::asio::post(pool_->threads, [this] { drain(); });
+}
+
+void Runtime::drain() {
+    for (;;) {
+        detail::Task* task = nullptr;
+        {
+            std::lock_guard lock(pool_->mutex);
+            if (pool_->stopping || !pool_->first) {
+                // Leaving under the lock that queues: a run queued after this is seen
+                // with one drainer fewer, and calls one if none is left.
+                --pool_->drainers;
+                return;
+            }
+            task = pool_->first;
+            pool_->first = task->next_queued;
+            if (!pool_->first) pool_->last = nullptr;
+            task->next_queued = nullptr;
+            --pool_->queued;
+        }
+        task->run();
+        task->release();  // the queued run's reference
+    }
 }
 
 void Runtime::retire(detail::Task& task) noexcept {

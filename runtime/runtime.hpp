@@ -52,6 +52,8 @@ private:
     JoinHandle start(detail::Task* task);
     // Queues one run of `task`, adopting the reference it is given.
     void schedule(detail::Task* task);
+    // A pool thread's turn at the run queue: polls queued tasks until none is left.
+    void drain();
     // The task is done: it leaves the list of live tasks, which lets go of it.
     void retire(detail::Task& task) noexcept;
 

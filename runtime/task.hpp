@@ -61,6 +61,9 @@ public:
     // The runtime's list of tasks not yet done, linked through the tasks themselves.
     Task* previous_live = nullptr;
     Task* next_live = nullptr;
+    // The runtime's run queue, linked through the tasks: a task is queued at most once at
+    // a time (only the wake or run that makes it scheduled queues it).
+    Task* next_queued = nullptr;
 
 protected:
     explicit Task(Runtime& runtime) noexcept : runtime_(&runtime) {}

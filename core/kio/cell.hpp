@@ -3,6 +3,7 @@
 // The last producer to go closes the cell.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -65,7 +66,11 @@ struct CellState {
     WaiterList closed_waiters;
     WaiterList consumer_waiters;
     std::size_t producers = 1;
-    std::size_t consumers = 0;
+    // Changed without the lock while it stays above zero (a copy of a consumer, the drop
+    // of one of several), so readers that copy and drop handles of one cell do not
+    // serialise on its lock; only a change to or from zero takes it, in step with the
+    // consumer waiters, who wait for exactly those.
+    std::atomic<std::size_t> consumers = 0;
     bool closed = false;
 
     // Under the lock: close and take every list, for waking after unlock.
@@ -204,7 +209,7 @@ private:
     Poll<bool> poll_consumers(const Waiter& waiter, Want want) const {
         CoreLock lock(state_->mutex, cell_lock_level<T>);
         if (state_->closed) return false;
-        if (want(state_->consumers)) return true;
+        if (want(state_->consumers.load(std::memory_order_acquire))) return true;
         waiter.register_on(state_->consumer_waiters);
         return Poll<bool>::pending();
     }
@@ -243,9 +248,10 @@ private:
 template <class T>
 class Consumer {
 public:
+    // The count is at least one (`other`'s) and stays so: no consumer waiter can tell,
+    // so no lock.
     Consumer(const Consumer& other) : state_(other.state_) {
-        CoreLock lock(state_->mutex, cell_lock_level<T>);
-        ++state_->consumers;
+        state_->consumers.fetch_add(1, std::memory_order_relaxed);
     }
     Consumer(Consumer&& other) noexcept = default;
     Consumer& operator=(const Consumer& other) {
@@ -284,6 +290,15 @@ public:
         return std::forward<F>(reader)(std::as_const(state_->value));
     }
 
+    // The same, with whether the cell is closed, read under that one lock:
+    // `reader(value, closed)`.
+    template <class F>
+    auto read_and_watch_closed(const Waiter& waiter, F&& reader) const {
+        CoreLock lock(state_->mutex, cell_lock_level<T>);
+        if (!state_->closed) waiter.register_on(state_->value_waiters);
+        return std::forward<F>(reader)(std::as_const(state_->value), state_->closed);
+    }
+
     template <class F>
     auto read(F&& reader) const {
         CoreLock lock(state_->mutex, cell_lock_level<T>);
@@ -312,18 +327,26 @@ private:
         WaiterList woken = WaiterList::untracked();
         {
             CoreLock lock(state_->mutex, cell_lock_level<T>);
-            if (state_->consumers++ == 0) woken = state_->consumer_waiters.take();
+            if (state_->consumers.fetch_add(1, std::memory_order_acq_rel) == 0) woken = state_->consumer_waiters.take();
         }
         detail::wake_unlocked(woken, "wake.cell.consumers");
     }
 
     void drop() {
         if (!state_) return;
+        const std::size_t before = state_->consumers.fetch_sub(1, std::memory_order_acq_rel);
+        MOQ_ASSERT_GT(before, 0u);
+        // Others remain: no consumer waiter can tell.
+        if (before > 1) {
+            state_.reset();
+            return;
+        }
         WaiterList woken = WaiterList::untracked();
         {
+            // A waiter that read a count of one registered before this lock is taken,
+            // so it is in the list; a consume since may have raised the count again.
             CoreLock lock(state_->mutex, cell_lock_level<T>);
-            MOQ_ASSERT_GT(state_->consumers, 0u);
-            if (--state_->consumers == 0) woken = state_->consumer_waiters.take();
+            if (state_->consumers.load(std::memory_order_acquire) == 0) woken = state_->consumer_waiters.take();
         }
         detail::wake_unlocked(woken, "wake.cell.consumers");
         state_.reset();

@@ -45,10 +45,10 @@ kio::Poll<Next<const Peek*>> ResumeReader::peek_walk(const kio::Waiter& waiter, 
                                     [&](const kio::Waiter& through) { return walk_once(through, walk); });
 }
 
-void ResumeReader::follow_route(const RouteState& route) {
+void ResumeReader::follow_route(std::uint64_t generation, std::optional<TrackConsumer> serving) {
     // Route generations only grow (every change bumps it, R1).
-    MOQ_ASSERT_GT(route.generation, seen_generation_);
-    seen_generation_ = route.generation;
+    MOQ_ASSERT_GT(generation, seen_generation_);
+    seen_generation_ = generation;
     const kio::Instant now = clock_->now();
     for (Copy& copy : copies_) {
         if (copy.replaced) continue;
@@ -57,11 +57,11 @@ void ResumeReader::follow_route(const RouteState& route) {
         copy.until = max_of(newest_, copy.track.latest());
         copy.grace_deadline = now + options_.grace;
     }
-    if (!route.serving) return;
+    if (!serving) return;
     // Copies stay ordered oldest first: the newest may serve (R3).
-    if (!copies_.empty()) MOQ_ASSERT_LT(copies_.back().generation, route.generation);
-    Copy fresh{route.generation, *route.serving,     {}, {}, false, std::nullopt, kio::Instant{},
-               mirrored_,        newest_.value_or(0)};
+    if (!copies_.empty()) MOQ_ASSERT_LT(copies_.back().generation, generation);
+    Copy fresh{generation, std::move(*serving), {}, {}, false, std::nullopt, kio::Instant{},
+               mirrored_,  newest_.value_or(0)};
     copies_.push_back(std::move(fresh));
 }
 
@@ -147,9 +147,13 @@ bool ResumeReader::range_exhausted(Walk walk) const {
 ResumeReader::RouteRead ResumeReader::sync_inputs(const kio::Waiter& waiter) {
     // The route first, before looking at any copy: a read that parks past a drained
     // serving copy must still hear a new route.
-    RouteRead read{route_.read_and_watch(registering(MOQ_SITE("resume.route.register", register_input), waiter),
-                                         [](const RouteState& state) { return state; }),
-                   route_.is_closed()};
+    RouteRead read = route_.read_and_watch_closed(
+        registering(MOQ_SITE("resume.route.register", register_input), waiter),
+        [&](const RouteState& state, bool closed) {
+            RouteRead route{state.generation, state.serving.has_value(), state.end, closed, std::nullopt};
+            if (state.generation != seen_generation_) route.fresh = state.serving;
+            return route;
+        });
     kio::schedule_point("resume.after_route");
     // Preferences are re-read and re-registered on every walk.
     const Preferences preferences =
@@ -160,7 +164,7 @@ ResumeReader::RouteRead ResumeReader::sync_inputs(const kio::Waiter& waiter) {
         for (Copy& copy : copies_)
             if (!copy.replaced) copy.demand = preferences;
     }
-    if (read.route.generation != seen_generation_) follow_route(read.route);
+    if (read.generation != seen_generation_) follow_route(read.generation, std::move(read.fresh));
     kio::schedule_point("resume.before_copies");
     return read;
 }
@@ -248,14 +252,12 @@ bool ResumeReader::offer_best(Walk walk, const Scan& scan, kio::Instant now) {
 
 std::optional<Next<const Peek*>> ResumeReader::end_rules(const RouteRead& read, Walk walk) const {
     const std::size_t slot = index(walk);
-    const RouteState& route = read.route;
-    const Copy* serving = (route.serving && !copies_.empty() && copies_.back().generation == seen_generation_)
-                              ? &copies_.back()
-                              : nullptr;
+    const Copy* serving =
+        (read.serving && !copies_.empty() && copies_.back().generation == seen_generation_) ? &copies_.back() : nullptr;
     // No route will come once the route ended or its producer is gone.
-    const bool concluded = route.end.has_value() || read.closed;
+    const bool concluded = read.end.has_value() || read.closed;
     if (range_exhausted(walk)) return Next<const Peek*>(End{});
-    if (route.end && *route.end) return Next<const Peek*>(**route.end);
+    if (read.end && *read.end) return Next<const Peek*>(**read.end);
     if (serving && serving->done[slot]) {
         // The serving copy ended: the read ends unless it holds a group past the range's
         // end, which a raised end would still hand out.
@@ -265,7 +267,7 @@ std::optional<Next<const Peek*>> ResumeReader::end_rules(const RouteRead& read, 
         }
         // Otherwise a serving copy that failed waits for the next route.
     } else if (!serving && concluded) {
-        if (route.end) return Next<const Peek*>(End{});
+        if (read.end) return Next<const Peek*>(End{});
         return Next<const Peek*>(Error::dropped);
     }
     return std::nullopt;

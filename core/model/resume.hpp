@@ -111,9 +111,15 @@ private:
     // One full walk, in named steps: read the route and preferences (following a new
     // route), offer a held group, scan the copies newest first, hand out the best of a
     // sequence walk, then let go, apply the end rules, or arm the grace deadline.
+    // What a walk needs of the route, read under its lock without copying the serving
+    // copy's consumer, which only a new generation takes (a copy per walk would touch
+    // the track's shared count from every reader).
     struct RouteRead {
-        RouteState route;
+        std::uint64_t generation = 0;
+        bool serving = false;
+        std::optional<std::optional<Error>> end;
         bool closed = false;
+        std::optional<TrackConsumer> fresh;  // the serving copy, when the generation is new
     };
     struct Scan {
         Copy* best_copy = nullptr;
@@ -129,7 +135,7 @@ private:
     bool offer_best(Walk walk, const Scan& scan, kio::Instant now);
     [[nodiscard]] std::optional<Next<const Peek*>> end_rules(const RouteRead& read, Walk walk) const;
     void arm_grace(Walk walk, kio::Instant now, const kio::Waiter& waiter);
-    void follow_route(const RouteState& route);
+    void follow_route(std::uint64_t generation, std::optional<TrackConsumer> serving);
     TrackCursor& cursor(Copy& copy, Walk walk);
     // A replaced copy supplies nothing past its until (nothing at all without one), not
     // even a group to hold past the range's end.

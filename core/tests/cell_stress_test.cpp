@@ -106,6 +106,54 @@ TEST_CASE("concurrent_writers_never_lose_a_wake") {
     for (int r = 0; r < readers; ++r) CHECK(final_seen[r] == total);
 }
 
+// Copies and drops of a cell's consumers change its count without the lock while it
+// stays above zero; the drop that takes it to zero must still wake a waiter that read
+// the count just before.
+TEST_CASE("consumer_churn_on_threads_never_loses_the_last_drop_wake") {
+    constexpr int rounds = 200;
+    constexpr int churners = 3;
+    constexpr int copies_each = 200;
+    bool any_timed_out = false;
+    int unused_seen = 0;
+    for (int round = 0; round < rounds; ++round) {
+        Producer<int> producer{0};
+        std::optional<Consumer<int>> first = producer.consume();
+        std::vector<std::thread> threads;
+        bool unused = false;
+        bool timed_out = false;
+        threads.emplace_back([&] {
+            Blocker blocker;
+            Park park;
+            for (;;) {
+                auto answer = producer.poll_unused(park.hold(blocker.waker()));
+                if (answer.is_ready()) {
+                    unused = answer.value();
+                    return;
+                }
+                blocker.wait();
+                if (blocker.timed_out()) {
+                    timed_out = true;
+                    return;
+                }
+            }
+        });
+        for (int c = 0; c < churners; ++c) {
+            threads.emplace_back([own = *first] {
+                for (int i = 0; i < copies_each; ++i) {
+                    Consumer<int> copy = own;
+                    static_cast<void>(copy);
+                }
+            });
+        }
+        first.reset();
+        for (std::thread& thread : threads) thread.join();
+        any_timed_out = any_timed_out || timed_out;
+        if (unused) ++unused_seen;
+    }
+    CHECK_FALSE(any_timed_out);
+    CHECK(unused_seen == rounds);
+}
+
 TEST_CASE("concurrent_group_writes_reach_a_gated_reader") {
     // The reader re-polls without a wake now and then, so its gate arms; the writer's
     // wakes arrive from another thread while the reader starts and finishes walks.
