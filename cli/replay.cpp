@@ -81,9 +81,7 @@ int replay(const Program&, int argc, char** argv) {
         }
     }
     if (auto path = flags.value("trace")) {
-        std::string text;
-        for (const std::string& line : outcome.trace) text += line + "\n";
-        write_atomically(*path, text);
+        write_atomically(*path, sim::trace_json_lines(outcome.trace));
         std::printf("trace: %zu events written to %s\n", outcome.trace.size(), path->c_str());
     }
     if (auto path = flags.value("save")) {
