@@ -23,8 +23,6 @@ void activate_mutant(const std::string& name) {
     if (!mutation::set_active_mutant(name)) throw UsageError("unknown mutant '" + name + "' (moqsim list --sites)");
 }
 
-namespace {
-
 std::string replay_command(const Program& program, std::string_view suite, std::uint64_t seed, std::uint64_t index,
                            sim::StrategyKind strategy, properties::Mix mix, const std::optional<std::string>& mutant) {
     std::string command = program.name + " replay --suite " + std::string(suite) + " --seed " + std::to_string(seed) +
