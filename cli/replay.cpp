@@ -72,9 +72,7 @@ int replay(const Program&, const std::vector<std::string>& arguments) {
         }
     }
     if (const auto& path = options.trace_path) {
-        std::string text;
-        for (const std::string& line : outcome.trace) text += line + "\n";
-        write_atomically(*path, text);
+        write_atomically(*path, sim::trace_json_lines(outcome.trace));
         std::printf("trace: %zu events written to %s\n", outcome.trace.size(), path->c_str());
     }
     if (const auto& path = options.save_path) {

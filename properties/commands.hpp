@@ -17,6 +17,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "properties/drive.hpp"
 #include "sim/executor.hpp"
 
 namespace moq::properties {
@@ -36,9 +37,14 @@ public:
         return size;
     }
 
-    // Runs command `index` if its precondition holds; false when it was skipped.
+    // Runs command `index` if its precondition holds, recorded in the trace with its
+    // argument; false when it was skipped.
     static bool run(std::uint8_t index, World& world, std::uint8_t argument, sim::Task& task) {
         if (!table[index].applies(world, argument)) return false;
+        if (has_argument[index])
+            trace_operation(task, names[index], {argument});
+        else
+            trace_operation(task, names[index], {});
         table[index].run(world, argument, task);
         return true;
     }

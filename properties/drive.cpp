@@ -42,9 +42,47 @@ sim::Options simulation_options(std::uint64_t seed, Drive drive, const RunSettin
     return options;
 }
 
-CaseOutcome outcome_of(const sim::RunResult& result, const std::string& violation, const sim::Executor& executor) {
+void trace_operation(sim::Task& task, const char* name, std::initializer_list<std::int64_t> arguments) {
+    task.executor().record(sim::operation_event(name, arguments));
+}
+
+void trace_pending(sim::Executor& executor, const char* read) {
+    executor.record(sim::answer_event(read, sim::AnswerKind::pending));
+}
+
+void trace_ending(sim::Executor& executor, const char* read, std::optional<model::Error> error) {
+    sim::Event event = sim::answer_event(read, error ? sim::AnswerKind::error : sim::AnswerKind::end);
+    if (error) event.label = model::error_name(*error).data();
+    executor.record(event);
+}
+
+void trace_item(sim::Executor& executor, const char* read, std::optional<std::uint64_t> sequence,
+                std::optional<std::uint64_t> source, std::optional<std::string_view> bytes) {
+    sim::Event event = sim::answer_event(read, sim::AnswerKind::item);
+    if (sequence) event.with(sim::answer_sequence, static_cast<std::int64_t>(*sequence));
+    if (source) event.with(sim::answer_source, static_cast<std::int64_t>(*source));
+    if (bytes) event.with(sim::answer_content, sim::Trace::content_hash(*bytes));
+    executor.record(event, {}, bytes && executor.keeps_trace() ? std::string(*bytes) : std::string());
+}
+
+void trace_gate(sim::Executor& executor, bool idle, std::uint64_t walks) {
+    executor.record(
+        sim::Event{.kind = sim::EventKind::gate,
+                   .code = static_cast<std::uint8_t>(idle ? sim::GateAnswer::idle : sim::GateAnswer::walked)}
+            .with(0, static_cast<std::int64_t>(walks)));
+}
+
+void trace_verdict(sim::Executor& executor, const std::optional<std::string>& found) {
+    const sim::Verdict verdict = found ? sim::Verdict::violated : sim::Verdict::ok;
+    executor.record(sim::Event{.kind = sim::EventKind::verdict, .code = static_cast<std::uint8_t>(verdict)},
+                    found ? std::string_view(*found) : std::string_view());
+}
+
+CaseOutcome outcome_of(const sim::RunResult& result, const std::string& violation, sim::Executor& executor) {
     CaseOutcome outcome;
-    outcome.digest = result.digest;
+    // The verdicts given after the run (efficiency, budgets) count too.
+    outcome.digest = executor.trace().digest();
+    outcome.answers_digest = executor.trace().answers_digest();
     outcome.steps = result.steps;
     if (!result.ok()) {
         outcome.ok = false;
@@ -53,7 +91,7 @@ CaseOutcome outcome_of(const sim::RunResult& result, const std::string& violatio
         outcome.ok = false;
         outcome.message = violation;
     }
-    if (executor.options().keep_trace) outcome.trace = executor.trace().lines();
+    if (executor.keeps_trace()) outcome.trace = executor.trace().take_entries();
     return outcome;
 }
 

@@ -3,12 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <rapidcheck.h>
 #include <nlohmann/json.hpp>
 
+#include "model/error.hpp"
 #include "properties/suite.hpp"
 #include "sim/executor.hpp"
 
@@ -29,7 +32,31 @@ std::string_view drive_name(Drive drive);
 sim::Options simulation_options(std::uint64_t seed, Drive drive, const RunSettings& settings);
 
 // A run and the oracle's first violation, as one outcome.
-CaseOutcome outcome_of(const sim::RunResult& result, const std::string& violation, const sim::Executor& executor);
+CaseOutcome outcome_of(const sim::RunResult& result, const std::string& violation, sim::Executor& executor);
+
+// What a suite tells the trace, besides the executor's schedule (docs/TESTING.md lists
+// the events). The driver's operation with its arguments; `label` (the operation as the
+// case's description writes it) is called only when the trace is kept.
+template <class Label>
+void trace_operation(sim::Task& task, const char* name, std::initializer_list<std::int64_t> arguments, Label&& label) {
+    sim::Executor& executor = task.executor();
+    executor.record(sim::operation_event(name, arguments), {},
+                    executor.keeps_trace() ? std::string(std::forward<Label>(label)()) : std::string());
+}
+void trace_operation(sim::Task& task, const char* name, std::initializer_list<std::int64_t> arguments);
+// A reader's answer to the read `read`: Pending, an end, or an error (its name).
+void trace_pending(sim::Executor& executor, const char* read);
+void trace_ending(sim::Executor& executor, const char* read, std::optional<model::Error> error);
+// An item: its sequence (or index), the copy the reader says it came from, and the bytes
+// read (hashed; kept as they are with a kept trace), each where the read has one.
+void trace_item(sim::Executor& executor, const char* read, std::optional<std::uint64_t> sequence,
+                std::optional<std::uint64_t> source = std::nullopt,
+                std::optional<std::string_view> bytes = std::nullopt);
+// How the reader's gate answered this poll: without walking (idle) or by walking.
+void trace_gate(sim::Executor& executor, bool idle, std::uint64_t walks);
+// The model's verdict on what it was just told: nothing wrong, or the violation (its rule
+// first, then what the model expected).
+void trace_verdict(sim::Executor& executor, const std::optional<std::string>& found);
 
 // Checked readers for stored cases: each throws std::invalid_argument with a one-line reason.
 std::uint64_t require_u64(const nlohmann::json& json, const char* key);

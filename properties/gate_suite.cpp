@@ -38,6 +38,9 @@ using namespace std::chrono_literals;
 
 // The writer's world: the watched value, the reader's mailbox and the model.
 struct World {
+    explicit World(sim::Executor& runs) : executor(runs) {}
+
+    sim::Executor& executor;
     kio::Producer<int> cell{0};
     // New targets for the reader; an empty one only wakes its task, as another future of
     // the same task would.
@@ -45,7 +48,9 @@ struct World {
     oracle::GateModel oracle;
     std::string violation;
 
+    // Every verdict goes to the trace; the first violation is the case's.
     void fail(std::optional<std::string> found) {
+        trace_verdict(executor, found);
         if (found && violation.empty()) violation = *found;
     }
     // The shared idle-path checks, under their rules: a poll from a new task (I6), a
@@ -186,7 +191,12 @@ public:
                                      world_.mailbox.posted()));
         // A Ready read: the next waits for a higher value. No disarm: a Ready walk leaves
         // the gate unarmed.
-        if (answer.is_ready()) world_.oracle.read(answer.value());
+        if (answer.is_ready()) {
+            trace_item(world_.executor, "value", static_cast<std::uint64_t>(answer.value()));
+            world_.oracle.read(answer.value());
+        } else {
+            trace_pending(world_.executor, "value");
+        }
         return answer;
     }
 
@@ -280,7 +290,7 @@ struct Traits {
 
     static CaseOutcome run(const GateCase& value, const RunSettings& settings) {
         sim::Executor executor{simulation_options(value.seed, value.drive, settings)};
-        World world;
+        World world{executor};
 
         executor.spawn("writer", [&](sim::Task& task) {
             for (const Step& step : value.steps) {

@@ -119,6 +119,34 @@ constexpr std::array<model::Error, 3> copy_errors{model::Error::route_failed, mo
                                                   model::Error::dropped};
 model::Error copy_error_of(std::uint8_t n) { return copy_errors[n % copy_errors.size()]; }
 
+// How a case's description writes a step: frame(3), abort(cancel), cap(r1,2), advance(40ms).
+std::string describe_step(const Step& step, std::size_t readers) {
+    std::ostringstream out;
+    const auto millis = [](std::uint8_t n) {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(n)).count();
+    };
+    out << op_names[static_cast<std::size_t>(step.op)];
+    switch (step.op) {
+        case Op::frame:
+        case Op::start:
+        case Op::chunk:
+        case Op::open: out << "(" << int{step.n} << ")"; break;
+        case Op::abort: out << "(" << model::error_name(abort_error_of(step.n)) << ")"; break;
+        case Op::fail:
+        case Op::end_route: out << "(" << model::error_name(copy_error_of(step.n)) << ")"; break;
+        case Op::poke:
+        case Op::follow: out << "(r" << step.reader % readers << ")"; break;
+        case Op::budget:
+        case Op::expire: out << "(r" << step.reader % readers << "," << millis(step.n) << "ms)"; break;
+        case Op::cap:
+        case Op::skip:
+        case Op::range: out << "(r" << step.reader % readers << "," << int{step.n} << ")"; break;
+        case Op::advance: out << "(" << millis(step.n) << "ms)"; break;
+        default: break;
+    }
+    return out.str();
+}
+
 model::GroupLimits limits_of(const std::optional<Limits>& limits) {
     if (!limits) return {};
     return model::GroupLimits{limits->bytes, limits->frames};
@@ -202,7 +230,9 @@ private:
         return std::nullopt;
     }
 
+    // Every verdict goes to the trace; the first violation is the case's.
     void fail(std::optional<std::string> found) {
+        trace_verdict(executor_, found);
         if (found && violation_.empty()) violation_ = *found;
     }
     // A check shared with other suites, whose message names no rule of its own.
@@ -238,6 +268,8 @@ private:
             // The model hears of each operation first; under the inline drive a reader may
             // run inside it, before its wakes are all delivered (a gate not yet fired).
             delivering_ = step.op != Op::yield && step.op != Op::advance;
+            trace_operation(task, op_names[static_cast<std::size_t>(step.op)], {step.reader, step.n},
+                            [&] { return describe_step(step, value_.readers.size()); });
             apply(task, step);
             delivering_ = false;
         }
@@ -448,6 +480,8 @@ private:
 
     template <class T>
     void stop(Reader& reader, const model::Next<T>& next) {
+        trace_ending(executor_, way_names[static_cast<std::size_t>(reader.spec.way)],
+                     next.is_end() ? std::nullopt : std::optional(next.error()));
         if (next.is_end()) {
             fail(reader.model.read_end());
         } else {
@@ -463,6 +497,7 @@ private:
             auto answer = read(waiter);
             if (gated) check_idle(reader, consumer, answer.is_pending());
             end_poll(task, reader, consumer, answer.is_pending(), changed, gated, answer.is_pending());
+            if (answer.is_pending()) trace_pending(executor_, way_names[static_cast<std::size_t>(reader.spec.way)]);
             return answer;
         });
     }
@@ -473,11 +508,14 @@ private:
             auto piece = wait(task, reader, consumer, false,
                               [&](const kio::Waiter& waiter) { return frame.poll_read_chunk(waiter); });
             if (piece.is_item()) {
+                trace_item(executor_, "chunk", std::nullopt, std::nullopt, piece.item());
                 fail(reader.model.chunk(piece.item()));
             } else if (piece.is_end()) {
+                trace_ending(executor_, "chunk", std::nullopt);
                 fail(reader.model.chunk_end());
                 return;
             } else {
+                trace_ending(executor_, "chunk", piece.error());
                 fail(reader.model.chunk_error(piece.error()));
                 return;
             }
@@ -510,6 +548,7 @@ private:
         for (;;) {
             auto next = wait(task, reader, consumer, true, read);
             if (!next.is_item()) return ended(task, reader, next, read);
+            trace_item(executor_, "frame", std::nullopt, std::nullopt, *next.item());
             fail(reader.model.read_frame(*next.item(), std::nullopt));
         }
     }
@@ -525,7 +564,10 @@ private:
             if (next.item().empty() || next.item().size() > reader.spec.batch)
                 fail("G9: " + reader.name + " got a batch of " + std::to_string(next.item().size()) + " frames for " +
                      std::to_string(reader.spec.batch));
-            for (const model::Bytes& frame : next.item()) fail(reader.model.read_frame(*frame, std::nullopt));
+            for (const model::Bytes& frame : next.item()) {
+                trace_item(executor_, "frames", std::nullopt, std::nullopt, *frame);
+                fail(reader.model.read_frame(*frame, std::nullopt));
+            }
             reader.model.batch_answered();
         }
     }
@@ -536,6 +578,7 @@ private:
         for (;;) {
             auto next = wait(task, reader, consumer, true, read);
             if (!next.is_item()) return ended(task, reader, next, read);
+            trace_item(executor_, "object", next.item().index, std::nullopt, next.item().payload);
             fail(reader.model.read_frame(next.item().payload, next.item().index));
         }
     }
@@ -546,6 +589,7 @@ private:
             reader.waiting = Waiting::next_frame;
             auto next = wait(task, reader, consumer, false, read);
             if (!next.is_item()) return ended(task, reader, next, read);
+            trace_item(executor_, "next_frame", next.item().index());
             fail(reader.model.frame_opened(next.item().index()));
             read_chunks(task, reader, consumer, next.item());
         }
@@ -556,8 +600,10 @@ private:
         auto count = wait(task, reader, consumer, false,
                           [&](const kio::Waiter& waiter) { return consumer.poll_finished(waiter); });
         if (count.is_item()) {
+            trace_item(executor_, "finished", count.item());
             fail(reader.model.finished_count(count.item()));
         } else if (count.is_error()) {
+            trace_ending(executor_, "finished", count.error());
             fail(reader.model.finished_error(count.error()));
         } else {
             fail("G6: " + reader.name + ": poll_finished answered a clean end without a count");
@@ -583,7 +629,10 @@ private:
         }
         auto next = consumer.poll_next_frame(waiter);
         end_poll(task, reader, consumer, next.is_pending(), changed, true, true);
-        if (next.is_pending()) return kio::Poll<Either>::pending();
+        if (next.is_pending()) {
+            trace_pending(executor_, "mixed");
+            return kio::Poll<Either>::pending();
+        }
         return Either{std::nullopt, std::move(next).value()};
     }
 
@@ -596,10 +645,12 @@ private:
                 task.wait([&](const kio::Waiter& waiter) { return poll_either(task, reader, consumer, waiter); });
             if (got.whole) {
                 if (!got.whole->is_item()) return ended(task, reader, *got.whole, gated_read);
+                trace_item(executor_, "frame", std::nullopt, std::nullopt, *got.whole->item());
                 fail(reader.model.read_frame(*got.whole->item(), std::nullopt));
                 continue;
             }
             if (!got.next->is_item()) return ended(task, reader, *got.next, gated_read);
+            trace_item(executor_, "next_frame", got.next->item().index());
             fail(reader.model.frame_opened(got.next->item().index()));
             read_chunks(task, reader, consumer, got.next->item());
         }
@@ -769,33 +820,7 @@ struct Traits {
         if (value.limits)
             out << ", limits " << int{value.limits->bytes} << " bytes " << int{value.limits->frames} << " frames";
         out << ", " << drive_name(value.drive) << ", seed " << value.seed << ":";
-        for (const Step& step : value.steps) {
-            out << " " << op_names[static_cast<std::size_t>(step.op)];
-            switch (step.op) {
-                case Op::frame:
-                case Op::start:
-                case Op::chunk:
-                case Op::open: out << "(" << int{step.n} << ")"; break;
-                case Op::abort: out << "(" << model::error_name(abort_error_of(step.n)) << ")"; break;
-                case Op::fail:
-                case Op::end_route: out << "(" << model::error_name(copy_error_of(step.n)) << ")"; break;
-                case Op::poke:
-                case Op::follow: out << "(r" << step.reader % value.readers.size() << ")"; break;
-                case Op::budget:
-                case Op::expire:
-                    out << "(r" << step.reader % value.readers.size() << ","
-                        << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(step.n)).count() << "ms)";
-                    break;
-                case Op::cap:
-                case Op::skip:
-                case Op::range: out << "(r" << step.reader % value.readers.size() << "," << int{step.n} << ")"; break;
-                case Op::advance:
-                    out << "(" << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(step.n)).count()
-                        << "ms)";
-                    break;
-                default: break;
-            }
-        }
+        for (const Step& step : value.steps) out << " " << describe_step(step, value.readers.size());
         return out.str();
     }
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kio/waiter.hpp"
+#include "properties/drive.hpp"
 #include "properties/mailbox.hpp"
 #include "sim/executor.hpp"
 
@@ -52,6 +53,7 @@ public:
     // Pending; `posted`: the commands posted to the reader so far.
     std::optional<std::string> end(sim::Task& task, bool parked, bool armed, std::uint64_t walks, bool own_change,
                                    bool gated, bool gated_pending, std::size_t posted) {
+        if (gated) trace_gate(task.executor(), walks == walks_, walks);
         std::optional<std::string> found;
         const std::string poll = "poll " + std::to_string(polls_) + " of " + std::string(task.name()) + ": ";
         if (quiet_ && !own_change && walks != walks_)

@@ -90,9 +90,10 @@ struct Command {
 // the real one (a wake inside it may poll the reader at once, under drive `inline`, which
 // must find the model told) and each answer of the reader.
 struct World {
-    World(model::Walk order, const Knobs& set)
-        : walk(order), knobs(set), oracle(order, set.grace(), set.delivered_window) {}
+    World(sim::Executor& runs, model::Walk order, const Knobs& set)
+        : executor(runs), walk(order), knobs(set), oracle(order, set.grace(), set.delivered_window) {}
 
+    sim::Executor& executor;
     model::Walk walk;
     Knobs knobs;
     std::array<model::TrackProducer, oracle::ResumeModel::copy_count> copies;
@@ -119,7 +120,9 @@ struct World {
     std::uint64_t walks = 0;
     std::uint64_t meters = 0;
 
+    // Every verdict goes to the trace; the first violation is the case's.
     void fail(std::optional<std::string> found) {
+        trace_verdict(executor, found);
         if (found && violation.empty()) violation = *found;
     }
 };
@@ -270,10 +273,30 @@ constexpr auto commands = command_table<Land, Finish, Kill, Serve, Park, EndClea
                                         Skip, Poke, Drop, ReadOn, DropTaken>;
 static_assert(commands.size() == op_names.size());
 
+// How a case's description writes a step: land(A,2), range(3..5), advance(400ms).
+std::string describe_step(const Step& step) {
+    std::string text = op_names[static_cast<std::size_t>(step.op)];
+    if (step.op == Op::land || step.op == Op::finish || step.op == Op::kill || step.op == Op::serve ||
+        step.op == Op::drop || step.op == Op::drop_taken)
+        text += "(" + copy_letter(step.copy) +
+                (step.op == Op::land || step.op == Op::drop ? "," + std::to_string(step.sequence) : std::string()) +
+                ")";
+    if (step.op == Op::set_range)
+        text += "(" + std::to_string(step.sequence) + ".." +
+                (step.extra ? std::to_string(step.sequence + step.extra) : std::string()) + ")";
+    if (step.op == Op::advance) text += "(" + std::to_string(step.extra * 100) + "ms)";
+    if (step.op == Op::skip) text += "(" + std::to_string(step.sequence) + ")";
+    return text;
+}
+
 // One driver operation, on the model and on the real system.
 void apply(World& world, const Step& step, sim::Task& task) {
     const CommandEntry& command = commands[static_cast<std::size_t>(step.op)];
-    if (command.applies(world, step)) command.run(world, step, task);
+    if (command.applies(world, step)) {
+        trace_operation(task, op_names[static_cast<std::size_t>(step.op)], {step.copy, step.sequence, step.extra},
+                        [&] { return describe_step(step); });
+        command.run(world, step, task);
+    }
     world.oracle.operation_done();
 }
 
@@ -281,9 +304,13 @@ void apply(World& world, const Step& step, sim::Task& task) {
 void apply_commands(World& world, model::ResumeReader& reader, const kio::Waiter& waiter) {
     for (const Command& command : world.mailbox.collect(waiter)) {
         if (command.op == Op::set_range) {
+            world.executor.record(sim::operation_event(
+                "set_range", {static_cast<std::int64_t>(command.start),
+                              command.end ? static_cast<std::int64_t>(*command.end) : std::int64_t{-1}}));
             reader.set_range(command.start, command.end);
             world.oracle.range_set(command.start, command.end);
         } else if (command.op == Op::skip) {
+            world.executor.record(sim::operation_event("skip_ordered", {static_cast<std::int64_t>(command.start)}));
             reader.skip_ordered(command.start);
             world.oracle.skipped(command.start);
         }
@@ -304,7 +331,7 @@ std::optional<model::Error> ending_of(const FrameAnswer& answer) {
 }
 
 // The frames of a taken group that are there now, through its recover, without parking.
-TakenRead read_taken(model::GroupConsumer& group, sim::Task& task) {
+TakenRead read_taken(model::GroupConsumer& group, std::uint64_t sequence, sim::Task& task) {
     TakenRead read;
     for (;;) {
         auto frame = task.wait([&](const kio::Waiter& waiter) {
@@ -315,8 +342,10 @@ TakenRead read_taken(model::GroupConsumer& group, sim::Task& task) {
         if (!frame) return read;
         if (!frame->is_item()) {
             read.ending = ending_of(*frame);
+            trace_ending(task.executor(), "frame", *read.ending);
             return read;
         }
+        trace_item(task.executor(), "frame", sequence, std::nullopt, *frame->item());
         read.frames.push_back(*frame->item());
     }
 }
@@ -371,9 +400,11 @@ void follow(World& world, sim::Task& task) {
                 }
                 answered = true;
                 if (polled.value().is_item()) {
+                    trace_item(world.executor, "frame", it->first, std::nullopt, *polled.value().item());
                     world.fail(world.oracle.group_frame(it->first, *polled.value().item()));
                     continue;  // read on
                 }
+                trace_ending(world.executor, "frame", ending_of(polled.value()));
                 world.fail(world.oracle.group_ended(it->first, ending_of(polled.value())));
                 check_final(world, it->first, it->second, waiter);
                 it = reading.erase(it);
@@ -394,7 +425,15 @@ kio::Poll<Answer> poll_once(World& world, model::TrackSubscriber& subscriber, co
     const bool walked = subscriber.reader().walk_counter(world.walk).walks != world.walks;
     world.walks = subscriber.reader().walk_counter(world.walk).walks;
     world.meters = subscriber.stats().polls;
-    if (got.is_pending()) world.oracle.answered_pending(task.clock().now(), walked);
+    trace_gate(world.executor, !walked, world.walks);
+    if (got.is_pending()) {
+        trace_pending(world.executor, "group");
+        world.oracle.answered_pending(task.clock().now(), walked);
+    } else if (got.value().is_item()) {
+        trace_item(world.executor, "group", got.value().item().sequence(), subscriber.reader().taken_from());
+    } else {
+        trace_ending(world.executor, "group", got.value().is_end() ? std::nullopt : std::optional(got.value().error()));
+    }
     return got;
 }
 
@@ -419,7 +458,7 @@ void read(World& world, sim::Task& task) {
                 hand_off(world, sequence, answer.item());
                 continue;
             }
-            TakenRead read = read_taken(answer.item(), task);
+            TakenRead read = read_taken(answer.item(), sequence, task);
             world.fail(world.oracle.answered_group(sequence, read.frames, now, landing));
             if (read.ending) {
                 world.fail(world.oracle.group_ended(sequence, *read.ending));
@@ -497,7 +536,7 @@ struct Traits {
 
     static CaseOutcome run(const ResumeCase& value, const RunSettings& settings) {
         sim::Executor executor{simulation_options(value.seed, value.drive, settings)};
-        World world{value.walk, value.knobs};
+        World world{executor, value.walk, value.knobs};
         executor.spawn("driver", [&](sim::Task& task) {
             for (const Step& step : value.steps) {
                 task.yield();
@@ -589,20 +628,7 @@ struct Traits {
             out << ", grace " << value.knobs.grace_tenths * 100 << "ms";
         if (value.knobs.hand_off_unread) out << ", taken groups read by the follower";
         out << ", seed " << value.seed << ":";
-        for (const Step& step : value.steps) {
-            out << " " << op_names[static_cast<std::size_t>(step.op)];
-            if (step.op == Op::land || step.op == Op::finish || step.op == Op::kill || step.op == Op::serve ||
-                step.op == Op::drop || step.op == Op::drop_taken)
-                out << "(" << static_cast<char>('A' + step.copy)
-                    << (step.op == Op::land || step.op == Op::drop ? "," + std::to_string(step.sequence)
-                                                                   : std::string())
-                    << ")";
-            if (step.op == Op::set_range)
-                out << "(" << int{step.sequence} << ".."
-                    << (step.extra ? std::to_string(step.sequence + step.extra) : std::string()) << ")";
-            if (step.op == Op::advance) out << "(" << step.extra * 100 << "ms)";
-            if (step.op == Op::skip) out << "(" << int{step.sequence} << ")";
-        }
+        for (const Step& step : value.steps) out << " " << describe_step(step);
         return out.str();
     }
 };

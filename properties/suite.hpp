@@ -17,6 +17,7 @@
 #include "properties/swarm.hpp"
 
 #include "sim/strategy.hpp"
+#include "sim/trace.hpp"
 
 namespace moq::properties {
 
@@ -29,8 +30,9 @@ struct CaseOutcome {
     bool ok = true;
     std::string message;
     std::uint64_t digest = 0;
+    std::uint64_t answers_digest = 0;  // the readers' answers alone (sim::Trace::answers_digest)
     std::uint64_t steps = 0;
-    std::vector<std::string> trace;  // the run's JSON lines, when kept
+    std::vector<sim::TraceEntry> trace;  // the run's events, when kept
 };
 
 class Case {

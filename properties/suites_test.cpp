@@ -4,7 +4,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "properties/suite.hpp"
+#include "sim/trace.hpp"
 
 using moq::properties::RunSettings;
 
@@ -71,4 +74,51 @@ TEST_CASE("a_case_gives_the_same_digest_whatever_ran_before_it") {
             CHECK(suite->generate(2, index)->run(RunSettings{}).digest == first);
         }
     }
+}
+
+namespace {
+
+// The resume case `poke land(A,<sequence>) serve(A)`, with a trace kept.
+moq::properties::CaseOutcome poke_land_serve(std::uint64_t sequence) {
+    const moq::properties::Suite* resume = moq::properties::find_suite("resume");
+    REQUIRE(resume != nullptr);
+    const nlohmann::json steps = nlohmann::json::array({nlohmann::json::array({"poke", 0u, 0u, 0u}),
+                                                        nlohmann::json::array({"land", 0u, sequence, 0u}),
+                                                        nlohmann::json::array({"serve", 0u, 0u, 0u})});
+    const auto value =
+        resume->from_json({{"steps", steps}, {"walk", "arrival"}, {"drive", "woken"}, {"seed", std::uint64_t{630761}}});
+    return value->run(RunSettings{moq::sim::StrategyKind::random, true});
+}
+
+std::vector<moq::sim::EventKind> kinds(const std::vector<moq::sim::TraceEntry>& entries) {
+    std::vector<moq::sim::EventKind> found;
+    for (const moq::sim::TraceEntry& entry : entries) found.push_back(entry.kind);
+    return found;
+}
+
+std::vector<std::int64_t> groups_handed_out(const std::vector<moq::sim::TraceEntry>& entries) {
+    std::vector<std::int64_t> sequences;
+    for (const moq::sim::TraceEntry& entry : entries)
+        if (entry.kind == moq::sim::EventKind::answer && entry.name == "group" &&
+            entry.code == static_cast<std::uint8_t>(moq::sim::AnswerKind::item))
+            sequences.push_back(entry.values[moq::sim::answer_sequence]);
+    return sequences;
+}
+
+}  // namespace
+
+TEST_CASE("two_cases_that_differ_only_in_a_groups_sequence_give_different_digests") {
+    const auto two = poke_land_serve(2);
+    const auto zero = poke_land_serve(0);
+    REQUIRE(two.ok);
+    REQUIRE(zero.ok);
+    // The same schedule, event by event: only the values differ.
+    REQUIRE(kinds(two.trace) == kinds(zero.trace));
+    CHECK(groups_handed_out(two.trace) == std::vector<std::int64_t>{2});
+    CHECK(groups_handed_out(zero.trace) == std::vector<std::int64_t>{0});
+    CHECK(two.digest != zero.digest);
+    CHECK(two.answers_digest != zero.answers_digest);
+    // The same case twice: the same digests.
+    CHECK(poke_land_serve(2).digest == two.digest);
+    CHECK(poke_land_serve(2).answers_digest == two.answers_digest);
 }

@@ -44,8 +44,9 @@ struct Post {
 // The driver's world: the track, the producers of the groups that landed (kept, so a
 // group can be aborted after it landed), the reader's mailbox and the model.
 struct World {
-    World(model::Walk walk, std::uint64_t floor) : oracle(walk, floor) {}
+    World(sim::Executor& runs, model::Walk walk, std::uint64_t floor) : executor(runs), oracle(walk, floor) {}
 
+    sim::Executor& executor;
     std::optional<model::TrackProducer> producer{std::in_place};  // until the Drop command
     model::TrackConsumer consumer = producer->consume();
     std::map<std::uint64_t, model::GroupProducer> groups;
@@ -61,7 +62,9 @@ struct World {
     bool delivering = false;
     std::string violation;
 
+    // Every verdict goes to the trace; the first violation is the case's.
     void fail(std::optional<std::string> found) {
+        trace_verdict(executor, found);
         if (found && violation.empty()) violation = *found;
     }
     // A check that does not name its rule: prefixed with `rule`.
@@ -307,6 +310,7 @@ public:
                 world_.fail("T11: the gate answered Pending without walking while the model has " + text(next));
         }
         const TrackAnswer answer = answer_of(peek);
+        trace_answer(answer);
         const bool holds = hold_ && answer.kind == TrackAnswer::Kind::group && held_ != answer.sequence;
         world_.fail_as("T11", checks_.end(task, peek.is_pending() || holds, cursor_.gate_armed(), walks, raised, gated,
                                           peek.is_pending(), world_.mailbox.posted()));
@@ -330,6 +334,7 @@ private:
         for (const Post& post : world_.mailbox.collect(waiter)) {
             if (post.kind == Post::Kind::skip) ++skips_;
             if (post.kind != Post::Kind::raise) continue;
+            world_.executor.record(sim::operation_event("raise_floor", {static_cast<std::int64_t>(post.floor)}));
             cursor_.raise_floor(post.floor);
             world_.oracle.raise_floor(post.floor);
             raised = true;
@@ -337,8 +342,21 @@ private:
         return raised;
     }
 
+    void trace_answer(const TrackAnswer& answer) {
+        switch (answer.kind) {
+            case TrackAnswer::Kind::pending: return trace_pending(world_.executor, "peek");
+            case TrackAnswer::Kind::group: return trace_item(world_.executor, "peek", answer.sequence);
+            case TrackAnswer::Kind::end: return trace_ending(world_.executor, "peek", std::nullopt);
+            case TrackAnswer::Kind::error: return trace_ending(world_.executor, "peek", answer.error);
+        }
+    }
+
     void take(std::uint64_t sequence) {
         const std::optional<model::Peek> taken = cursor_.take();
+        if (taken)
+            trace_item(world_.executor, "take", taken->sequence);
+        else
+            trace_ending(world_.executor, "take", std::nullopt);
         if (!taken || taken->sequence != sequence)
             world_.fail("T9: take() did not hand out the peeked group " + std::to_string(sequence));
         world_.fail(world_.oracle.took(sequence));
@@ -346,6 +364,7 @@ private:
 
     void skip(std::uint64_t sequence) {
         --skips_;
+        world_.executor.record(sim::operation_event("skip", {static_cast<std::int64_t>(sequence)}));
         cursor_.skip();
         world_.fail(world_.oracle.skipped(sequence));
     }
@@ -391,7 +410,7 @@ struct Traits {
 
     static CaseOutcome run(const TrackCase& value, const RunSettings& settings) {
         sim::Executor executor{simulation_options(value.seed, value.drive, settings)};
-        World world{value.walk, value.floor};
+        World world{executor, value.walk, value.floor};
 
         executor.spawn("driver", [&](sim::Task& task) {
             for (const Step& step : value.steps) {

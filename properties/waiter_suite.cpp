@@ -17,6 +17,7 @@
 #include "properties/case_json.hpp"
 #include "properties/suites.hpp"
 #include "properties/swarm.hpp"
+#include "sim/trace.hpp"
 
 namespace moq::properties {
 
@@ -149,57 +150,70 @@ void report_contents(const System& system, oracle::WaiterModel& model) {
     }
 }
 
-// FNV-1a, 64 bits, over each step and the wakes it caused.
-class Digest {
-public:
-    void add(std::uint64_t value) {
-        for (int byte = 0; byte < 8; ++byte) {
-            hash_ ^= (value >> (8 * byte)) & 0xff;
-            hash_ *= 0x100000001b3ull;
+// A step's name, as stored cases write it (the names of the JSON mapping above), for the
+// trace, which keeps names for the run's life.
+const char* op_name(Op op) {
+    static const std::array<std::string, 8> names = [] {
+        std::array<std::string, 8> named;
+        for (std::size_t i = 0; i < named.size(); ++i) {
+            const nlohmann::json json = static_cast<Op>(i);
+            named[i] = json.is_string() ? json.get<std::string>() : "unknown";
         }
-    }
-    [[nodiscard]] std::uint64_t value() const { return hash_; }
+        return named;
+    }();
+    return names[static_cast<std::size_t>(op)].c_str();
+}
 
-private:
-    std::uint64_t hash_ = 0xcbf29ce484222325ull;
-};
-
-std::string trace_line(std::size_t index, const Step& step, bool applied, const System& system) {
-    nlohmann::ordered_json line{{"step", index}, {"event", step.op}};
-    const bool picks = step.op == Op::register_on || step.op == Op::clone_register || step.op == Op::drop;
-    if (picks && applied) line["waiter"] = step.waiter % system.slots.size();
-    line["list"] = step.list;
-    line["live"] = system.lists[step.list].live();
-    return line.dump();
+// No simulator here: the trace's step is the case's step, at no time and in no task.
+// Each step is the operation, then what its list answers (its live count: a note), then
+// the model's verdict; last, how often each waiter was woken.
+void trace_step(sim::Trace& trace, std::uint64_t index, const Step& step, const System& system,
+                const oracle::WaiterModel& model) {
+    trace.record(sim::operation_event(op_name(step.op), {step.waiter, step.list}), index, 0);
+    trace.record(sim::Event{.kind = sim::EventKind::note, .name = "live"}
+                     .with(0, step.list)
+                     .with(1, static_cast<std::int64_t>(system.lists[step.list].live())),
+                 index, 0);
+    const sim::Verdict verdict = model.violation().empty() ? sim::Verdict::ok : sim::Verdict::violated;
+    trace.record(sim::Event{.kind = sim::EventKind::verdict, .code = static_cast<std::uint8_t>(verdict)}, index, 0,
+                 model.violation());
 }
 
 CaseOutcome run_case(const WaiterCase& value, const RunSettings& settings) {
     System system;
     oracle::WaiterModel model{list_count};
-    Digest digest;
+    sim::Trace trace{settings.keep_trace};
     CaseOutcome outcome;
     for (std::size_t i = 0; i < value.steps.size() && model.violation().empty(); ++i) {
         const Step& step = value.steps[i];
-        digest.add(static_cast<std::uint64_t>(step.op) << 16 | std::uint64_t{step.waiter} << 8 | step.list);
-        const bool applied = commands[static_cast<std::size_t>(step.op)](system, model, step);
-        if (settings.keep_trace) outcome.trace.push_back(trace_line(i, step, applied, system));
+        commands[static_cast<std::size_t>(step.op)](system, model, step);
         report_contents(system, model);
+        trace_step(trace, i, step, system, model);
     }
     // Last, every list is drained once more.
     for (std::size_t list = 0; list < list_count && model.violation().empty(); ++list) {
         system.lists[list].take().wake();
         report_wakes(system, model, list);
     }
-    for (const System::Slot& slot : system.slots) digest.add(static_cast<std::uint64_t>(slot.counter->wakes()));
+    for (std::size_t i = 0; i < system.slots.size(); ++i)
+        trace.record(sim::Event{.kind = sim::EventKind::note, .name = "wakes"}
+                         .with(0, static_cast<std::int64_t>(i))
+                         .with(1, system.slots[i].counter->wakes()),
+                     value.steps.size(), 0);
+    const sim::Verdict verdict = model.violation().empty() ? sim::Verdict::ok : sim::Verdict::violated;
+    trace.record(sim::Event{.kind = sim::EventKind::verdict, .code = static_cast<std::uint8_t>(verdict)},
+                 value.steps.size(), 0, model.violation());
     outcome.ok = model.violation().empty();
     outcome.message = model.violation();
-    outcome.digest = digest.value();
+    outcome.digest = trace.digest();
+    outcome.answers_digest = trace.answers_digest();
     outcome.steps = value.steps.size();
+    outcome.trace = trace.take_entries();
     return outcome;
 }
 
 std::string describe_step(const Step& step) {
-    std::string name = nlohmann::json(step.op).get<std::string>();
+    const std::string name = op_name(step.op);
     if (step.op == Op::register_on || step.op == Op::clone_register)
         return name + "(" + std::to_string(step.waiter) + "," + std::to_string(step.list) + ")";
     if (step.op == Op::drop) return name + "(" + std::to_string(step.waiter) + ")";

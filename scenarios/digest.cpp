@@ -1,6 +1,7 @@
 // Prints the trace digest of every scenario for a range of seeds, under each strategy:
-// one line "scenario strategy seed digest outcome". Two builds of different types must
-// print the same lines (scripts/determinism compares them).
+// one line "scenario strategy seed digest answers outcome", where `answers` is the digest
+// of the readers' answers alone (what they handed out, in order). Two builds of different
+// types must print the same lines (scripts/determinism compares them).
 #include <cstdio>
 #include <string_view>
 
@@ -39,11 +40,12 @@ int main(int argc, char** argv) {
                         options.fresh_task_polls_per_1000 = 50;
                     }
                     const auto result = scenario.run(options);
-                    std::printf("%.*s%s %.*s %llu %016llx %.*s\n", static_cast<int>(scenario.name.size()),
+                    std::printf("%.*s%s %.*s %llu %016llx %016llx %.*s\n", static_cast<int>(scenario.name.size()),
                                 scenario.name.data(), inlined ? "+inline" : "",
                                 static_cast<int>(moq::sim::strategy_name(kind).size()),
                                 moq::sim::strategy_name(kind).data(), static_cast<unsigned long long>(seed),
                                 static_cast<unsigned long long>(result.digest),
+                                static_cast<unsigned long long>(result.answers_digest),
                                 static_cast<int>(moq::sim::outcome_name(result.outcome).size()),
                                 moq::sim::outcome_name(result.outcome).data());
                 }

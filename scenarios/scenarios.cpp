@@ -11,7 +11,6 @@
 #include "model/resume.hpp"
 #include "model/route.hpp"
 #include "model/track.hpp"
-#include "util/json_quote.hpp"
 
 namespace moq::scenarios {
 
@@ -22,6 +21,21 @@ using sim::RunResult;
 using sim::Task;
 
 namespace {
+
+// A reader's answer in the trace: an item (its index, and the hash of its bytes; the
+// bytes themselves with a kept trace), or how the read ended.
+void answered(Executor& executor, const char* read, std::int64_t index, std::string_view bytes) {
+    executor.record(sim::answer_event(read, sim::AnswerKind::item)
+                        .with(sim::answer_sequence, index)
+                        .with(sim::answer_content, sim::Trace::content_hash(bytes)),
+                    {}, executor.keeps_trace() ? std::string(bytes) : std::string());
+}
+template <class T>
+void answered_end(Executor& executor, const char* read, const model::Next<T>& next) {
+    auto event = sim::answer_event(read, next.is_end() ? sim::AnswerKind::end : sim::AnswerKind::error);
+    if (next.is_error()) event.label = model::error_name(next.error()).data();
+    executor.record(event);
+}
 
 // A run that finished but read the wrong thing is a failure too.
 RunResult judged(RunResult result, const std::string& wrong) {
@@ -49,6 +63,7 @@ RunResult cell_scenario(const Options& options) {
                 if (answer.is_ready()) return answer.value();
                 return kio::Poll<int>::pending();
             });
+            executor.record(sim::answer_event("value", sim::AnswerKind::item).with(sim::answer_sequence, seen[r]));
         });
     }
     for (int w = 0; w < writers; ++w) {
@@ -91,26 +106,34 @@ RunResult group_scenario(const Options& options) {
     executor.spawn("whole", [&, consumer = producer.consume()](Task& task) mutable {
         for (;;) {
             auto next = task.wait([&](const kio::Waiter& waiter) { return consumer.poll_read_frame(waiter); });
-            if (!next.is_item()) break;
+            if (!next.is_item()) return answered_end(executor, "frame", next);
+            answered(executor, "frame", static_cast<std::int64_t>(whole.size()), *next.item());
             whole.push_back(*next.item());
         }
     });
     executor.spawn("batched", [&, consumer = producer.consume()](Task& task) mutable {
         for (;;) {
             auto next = task.wait([&](const kio::Waiter& waiter) { return consumer.poll_read_frames(waiter, 2); });
-            if (!next.is_item()) break;
-            for (const model::Bytes& frame : next.item()) batched.push_back(*frame);
+            if (!next.is_item()) return answered_end(executor, "frames", next);
+            for (const model::Bytes& frame : next.item()) {
+                answered(executor, "frames", static_cast<std::int64_t>(batched.size()), *frame);
+                batched.push_back(*frame);
+            }
         }
     });
     executor.spawn("streamed", [&, consumer = producer.consume()](Task& task) mutable {
         for (;;) {
             auto next = task.wait([&](const kio::Waiter& waiter) { return consumer.poll_next_frame(waiter); });
-            if (!next.is_item()) break;
+            if (!next.is_item()) return answered_end(executor, "next_frame", next);
             model::FrameReader reader = std::move(next.item());
             std::string bytes;
             for (;;) {
                 auto chunk = task.wait([&](const kio::Waiter& waiter) { return reader.poll_read_chunk(waiter); });
-                if (!chunk.is_item()) break;
+                if (!chunk.is_item()) {
+                    answered_end(executor, "chunk", chunk);
+                    break;
+                }
+                answered(executor, "chunk", static_cast<std::int64_t>(streamed.size()), chunk.item());
                 bytes += chunk.item();
             }
             streamed.push_back(bytes);
@@ -150,7 +173,7 @@ RunResult route_flap_scenario(const Options& options) {
     if (returned < switched) std::iter_swap(switched, returned);
     std::string events;
     for (Event event : order) events += std::to_string(static_cast<int>(event));
-    executor.note("events", "\"order\":" + util::json_quote(events));
+    executor.note("order", events);
 
     std::vector<std::string> handed_out;
     bool ended = false;
@@ -187,11 +210,22 @@ RunResult route_flap_scenario(const Options& options) {
             });
             if (!peek.is_item()) {
                 ended = peek.is_end();
+                answered_end(executor, "group", peek);
                 break;
             }
             model::GroupConsumer group = *reader.take();
+            auto taken = sim::answer_event("group", sim::AnswerKind::item)
+                             .with(sim::answer_sequence, static_cast<std::int64_t>(peek.item()));
+            if (const auto source = reader.taken_from())
+                taken.with(sim::answer_source, static_cast<std::int64_t>(*source));
+            executor.record(taken);
             auto frame = task.wait([&](const kio::Waiter& waiter) { return group.poll_read_frame(waiter); });
-            if (frame.is_item()) handed_out.push_back(*frame.item());
+            if (frame.is_item()) {
+                answered(executor, "frame", static_cast<std::int64_t>(peek.item()), *frame.item());
+                handed_out.push_back(*frame.item());
+            } else {
+                answered_end(executor, "frame", frame);
+            }
         }
     });
     auto result = executor.run();

@@ -6,12 +6,10 @@
 #include <stdexcept>
 #include <utility>
 
-#include <boost/context/fixedsize_stack.hpp>
-
 #include "kio/schedule_point.hpp"
 #include "sim/fiber_sanitizer.hpp"
+#include "sim/stack_pool.hpp"
 #include "util/assert.hpp"
-#include "util/json_quote.hpp"
 
 namespace moq::sim {
 
@@ -62,7 +60,6 @@ struct TaskSlot {
     WakeTarget* identity = nullptr;
     kio::Park park;
     TaskStats stats;
-    std::string field;  // `"task":"name"`, for the trace
 };
 
 }  // namespace detail
@@ -86,19 +83,20 @@ public:
 // its stack unwinds (destructors run) and it returns through its ordinary last switch.
 struct TaskUnwound {};
 
-// The stack allocator of a task's fiber: a fixed-size stack, told to the sanitizers.
-class TaskStack {
+// The stack allocator of a task's fiber: a stack of this thread's pool, told to the
+// sanitizers.
+class PooledStack {
 public:
-    TaskStack(std::size_t size, FiberSanitizer& sanitizer) : stack_(size), sanitizer_(&sanitizer) {}
+    PooledStack(std::size_t size, FiberSanitizer& sanitizer) : size_(size), sanitizer_(&sanitizer) {}
     boost::context::stack_context allocate() {
-        boost::context::stack_context context = stack_.allocate();
+        boost::context::stack_context context = stack_pool::allocate(size_);
         sanitizer_->set_stack(static_cast<const char*>(context.sp) - context.size, context.size);
         return context;
     }
-    void deallocate(boost::context::stack_context& context) noexcept { stack_.deallocate(context); }
+    void deallocate(boost::context::stack_context& context) noexcept { stack_pool::deallocate(context); }
 
 private:
-    boost::context::fixedsize_stack stack_;
+    std::size_t size_;
     FiberSanitizer* sanitizer_;
 };
 
@@ -106,10 +104,6 @@ void throw_core_assertion(const char* file, int line, const std::string& what) {
     throw CoreAssertionFailed("moq assertion failed at " + std::string(file) + ":" + std::to_string(line) + ": " +
                               what);
 }
-
-const std::string& task_field(const TaskSlot& slot) { return slot.field; }
-
-std::string number_text(std::uint64_t value) { return std::to_string(value); }
 
 }  // namespace
 
@@ -147,8 +141,8 @@ const kio::Waiter& Task::begin_poll() {
         // The same body, polled from another task from now on.
         slot.identity = executor.new_wake_target(slot.id);
         ++slot.stats.fresh_polls;
-        executor.trace_.record(executor.steps_, "fresh_task",
-                               {task_field(slot), ",\"identity\":", number_text(slot.identity->identity)});
+        executor.trace_event(Event{.kind = EventKind::fresh_task, .task = slot.id}.with(
+            1, static_cast<std::int64_t>(slot.identity->identity)));
     }
     slot.woken = false;
     ++slot.stats.polls;
@@ -159,8 +153,9 @@ const kio::Waiter& Task::begin_poll() {
 void Task::end_poll(bool ready) {
     TaskSlot& slot = *slot_;
     Executor& executor = *executor_;
-    executor.trace_.record(executor.steps_, "poll",
-                           {task_field(slot), ready ? ",\"result\":\"ready\"" : ",\"result\":\"pending\""});
+    executor.trace_event(Event{.kind = EventKind::poll,
+                               .code = static_cast<std::uint8_t>(ready ? PollResult::ready : PollResult::pending),
+                               .task = slot.id});
     if (ready) {
         ++slot.stats.ready;
         return;
@@ -193,10 +188,10 @@ Executor::Executor(Options options)
       random_(options_.seed),
       task_random_(random_.fork(1)),
       strategy_(make_strategy(options_.strategy, random_.fork(2))),
-      trace_(options_.keep_trace) {
-    trace_.record(0, "seed",
-                  "\"seed\":" + std::to_string(options_.seed) +
-                      ",\"strategy\":" + util::json_quote(strategy_name(options_.strategy.kind)));
+      trace_(options_.keep_trace),
+      now_(clock_.now().since_start.count()) {
+    trace_event(Event{.kind = EventKind::seed, .code = static_cast<std::uint8_t>(options_.strategy.kind)}.with(
+        0, static_cast<std::int64_t>(options_.seed)));
 }
 
 Executor::~Executor() {
@@ -228,11 +223,10 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
     auto slot = std::make_unique<TaskSlot>();
     slot->id = static_cast<std::uint32_t>(tasks_.size());
     slot->name = std::move(name);
-    slot->field = "\"task\":" + util::json_quote(slot->name);
     slot->body = std::move(body);
     slot->identity = new_wake_target(slot->id);
     TaskSlot* raw = slot.get();
-    slot->fiber = boost::context::fiber(std::allocator_arg, TaskStack(options_.stack_size, raw->sanitizer),
+    slot->fiber = boost::context::fiber(std::allocator_arg, PooledStack(options_.stack_size, raw->sanitizer),
                                         [this, raw](boost::context::fiber&& scheduler) {
                                             raw->sanitizer.arrived();
                                             raw->back = std::move(scheduler);
@@ -247,12 +241,14 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
                                                 task_error_ = std::current_exception();
                                             }
                                             raw->state = TaskSlot::State::finished;
+                                            --unfinished_;
                                             raw->sanitizer.leaving_for_good();
                                             return std::move(raw->back);
                                         });
     raw->sanitizer.created();
-    trace_.record(steps_, "spawn", task_field(*raw));
+    trace_event(Event{.kind = EventKind::spawn, .task = raw->id, .name = raw->name.c_str()});
     tasks_.push_back(std::move(slot));
+    ++unfinished_;
     strategy_->spawned(raw->id);
     runnable_.push_back(raw->id);
     return raw->id;
@@ -263,30 +259,55 @@ TaskStats Executor::task_stats(std::uint32_t task) const {
     return tasks_[task]->stats;
 }
 
-void Executor::note(std::string_view event, std::string_view fields) { trace_.record(steps_, event, fields); }
+void Executor::record(Event event, std::string_view message, std::string detail) {
+    if (event.task == no_task && running_) event.task = running_->id;
+    if (detail.empty())
+        trace_.record(event, steps_, now_, message);
+    else
+        trace_.record(event, steps_, now_, message, std::move(detail));
+}
 
+std::optional<std::string> Executor::judge(const char* check,
+                                           const std::function<std::optional<std::string>()>& judged) {
+    std::optional<std::string> found = judged();
+    const Verdict verdict = found ? Verdict::violated : Verdict::ok;
+    trace_.record(Event{.kind = EventKind::verdict, .code = static_cast<std::uint8_t>(verdict), .name = check}, steps_,
+                  now_, found ? std::string_view(*found) : std::string_view());
+    return found;
+}
+
+void Executor::note(const char* name, std::string_view text) {
+    trace_.record(Event{.kind = EventKind::note, .name = name}, steps_, now_, text);
+}
+
+// A task is in runnable_ exactly while its state is runnable.
 void Executor::make_runnable(TaskSlot& slot) {
+    if (slot.state == TaskSlot::State::runnable) return;
     slot.state = TaskSlot::State::runnable;
-    if (std::find(runnable_.begin(), runnable_.end(), slot.id) == runnable_.end()) runnable_.push_back(slot.id);
+    runnable_.push_back(slot.id);
 }
 
 void Executor::wake(std::uint32_t task, std::uint64_t identity) {
     MOQ_ASSERT_LT(task, tasks_.size());
     TaskSlot& slot = *tasks_[task];
+    // The waking task, when a task wakes it (not the clock or the scheduler).
+    Event event{.kind = EventKind::wake, .task = slot.id};
+    if (running_) event.with(0, running_->id);
     if (slot.identity->identity != identity) {
-        trace_.record(steps_, "stale_wake", {task_field(slot), ",\"identity\":", number_text(identity)});
+        event.kind = EventKind::stale_wake;
+        trace_event(event.with(1, static_cast<std::int64_t>(identity)));
         return;
     }
     ++wakes_;
     ++slot.stats.wakes;
-    // Written as JSON already: `,"effect":"..."`.
-    const char* effect = ",\"effect\":\"queued\"";
+    WakeEffect effect = WakeEffect::queued;
     switch (slot.state) {
         case TaskSlot::State::parked:
             slot.woken = true;
             if (options_.inline_wakes && in_run_) {
                 // Polled right here, before the waker returns to the code that woke it.
-                trace_.record(steps_, "wake", {task_field(slot), ",\"effect\":\"inline\""});
+                event.code = static_cast<std::uint8_t>(WakeEffect::inlined);
+                trace_event(event);
                 resume(slot);
                 return;
             }
@@ -294,15 +315,16 @@ void Executor::wake(std::uint32_t task, std::uint64_t identity) {
             break;
         case TaskSlot::State::running:
             slot.woken = true;
-            effect = ",\"effect\":\"during_poll\"";
+            effect = WakeEffect::during_poll;
             break;
         case TaskSlot::State::runnable:
             slot.woken = true;
-            effect = ",\"effect\":\"deduplicated\"";
+            effect = WakeEffect::deduplicated;
             break;
-        case TaskSlot::State::finished: effect = ",\"effect\":\"finished\""; break;
+        case TaskSlot::State::finished: effect = WakeEffect::finished; break;
     }
-    trace_.record(steps_, "wake", {task_field(slot), effect});
+    event.code = static_cast<std::uint8_t>(effect);
+    trace_event(event);
 }
 
 void Executor::resume(TaskSlot& slot) {
@@ -323,11 +345,11 @@ void Executor::suspend(TaskSlot& slot) {
     if (unwinding_) throw TaskUnwound{};
 }
 
-std::vector<std::uint32_t> Executor::runnable_except(std::uint32_t task) const {
-    std::vector<std::uint32_t> others;
+const std::vector<std::uint32_t>& Executor::runnable_except(std::uint32_t task) {
+    others_.clear();
     for (std::uint32_t id : runnable_)
-        if (id != task) others.push_back(id);
-    return others;
+        if (id != task) others_.push_back(id);
+    return others_;
 }
 
 void Executor::preempt_point(const char* where) {
@@ -335,7 +357,7 @@ void Executor::preempt_point(const char* where) {
     if (!slot) return;
     if (!options_.wake_points && kio::is_wake_point(where)) return;
     if (!strategy_->preempt(slot->id, runnable_except(slot->id))) return;
-    trace_.record(steps_, "preempt", {task_field(*slot), ",\"at\":", util::json_quote(where)});
+    trace_event(Event{.kind = EventKind::preempt, .task = slot->id, .name = where});
     make_runnable(*slot);
     suspend(*slot);
 }
@@ -355,7 +377,9 @@ std::string Executor::parked_tasks() const {
 }
 
 RunResult Executor::finish(Outcome outcome, std::string message) {
-    trace_.record(steps_, "end", "\"outcome\":" + util::json_quote(outcome_name(outcome)));
+    const bool ok = outcome == Outcome::finished || outcome == Outcome::quiet;
+    trace_.record(Event{.kind = EventKind::end, .code = static_cast<std::uint8_t>(outcome)}, steps_, now_,
+                  ok ? std::string_view() : std::string_view(message));
     RunResult result;
     result.outcome = outcome;
     result.message = std::move(message);
@@ -365,6 +389,7 @@ RunResult Executor::finish(Outcome outcome, std::string message) {
     result.switches = switches_;
     result.wakes = wakes_;
     result.digest = trace_.digest();
+    result.answers_digest = trace_.answers_digest();
     result.time = clock_.now();
     return result;
 }
@@ -418,18 +443,16 @@ RunResult Executor::run_loop() {
             } catch (...) {}
             return finish(Outcome::task_failed, what);
         }
-        const bool all_finished = std::all_of(
-            tasks_.begin(), tasks_.end(), [](const auto& slot) { return slot->state == TaskSlot::State::finished; });
-        if (all_finished) return finish(Outcome::finished, "every task finished");
+        if (unfinished_ == 0) return finish(Outcome::finished, "every task finished");
 
         if (!options_.eager && options_.spurious_polls_per_1000 != 0 &&
             random_.chance(options_.spurious_polls_per_1000, 1000)) {
-            std::vector<TaskSlot*> parked;
+            parked_.clear();
             for (auto& slot : tasks_)
-                if (slot->state == TaskSlot::State::parked) parked.push_back(slot.get());
-            if (!parked.empty()) {
-                TaskSlot& chosen = *parked[random_.below(parked.size())];
-                trace_.record(steps_, "spurious", task_field(chosen));
+                if (slot->state == TaskSlot::State::parked) parked_.push_back(slot.get());
+            if (!parked_.empty()) {
+                TaskSlot& chosen = *parked_[random_.below(parked_.size())];
+                trace_event(Event{.kind = EventKind::spurious, .task = chosen.id});
                 make_runnable(chosen);
             }
         }
@@ -437,16 +460,19 @@ RunResult Executor::run_loop() {
         if (runnable_.empty()) {
             if (const auto next = clock_.next_deadline()) {
                 if (settled_) {
-                    if (std::optional<std::string> missed = settled_()) return finish(Outcome::missed_wake, *missed);
+                    if (std::optional<std::string> missed = judge("settled", settled_))
+                        return finish(Outcome::missed_wake, *missed);
                 }
                 kio::Instant to = *next;
                 if (options_.clock_jumps_per_1000 != 0 && random_.chance(options_.clock_jumps_per_1000, 1000)) {
                     const auto extra = static_cast<std::uint64_t>(options_.clock_jump_max.count());
                     if (extra != 0) to = to + kio::Duration(static_cast<std::int64_t>(random_.below(extra)));
                 }
-                trace_.record(steps_, "time", {"\"ns\":", std::to_string(to.since_start.count())});
+                trace_event(Event{.kind = EventKind::time}.with(0, to.since_start.count()));
                 firing_timers_ = true;  // an inline wake may poll a task before the last timer fired
+                now_ = to.since_start.count();
                 clock_.advance_to(to);
+                now_ = clock_.now().since_start.count();
                 firing_timers_ = false;
                 if (std::optional<std::string> stuck = clock_stuck(to)) return finish(Outcome::livelock, *stuck);
                 if (clock_.now().since_start > options_.max_time)
@@ -459,7 +485,8 @@ RunResult Executor::run_loop() {
                 continue;
             }
             if (quiescence_) {
-                if (std::optional<std::string> missed = quiescence_()) return finish(Outcome::missed_wake, *missed);
+                if (std::optional<std::string> missed = judge("quiescent", quiescence_))
+                    return finish(Outcome::missed_wake, *missed);
             }
             if (options_.parked_at_quiescence_is_quiet) return finish(Outcome::quiet, "quiet: " + parked_tasks());
             return finish(Outcome::deadlock, "every task parked, no deadline pending: " + parked_tasks());
@@ -471,7 +498,7 @@ RunResult Executor::run_loop() {
         const std::uint32_t chosen = strategy_->pick(runnable_);
         runnable_.erase(std::find(runnable_.begin(), runnable_.end(), chosen));
         TaskSlot& slot = *tasks_[chosen];
-        trace_.record(steps_, "run", task_field(slot));
+        trace_event(Event{.kind = EventKind::run, .task = slot.id});
         resume(slot);
         if (options_.eager) {
             // Every parked task is polled once more each step, woken or not. Done after
@@ -481,7 +508,7 @@ RunResult Executor::run_loop() {
             for (std::size_t i = 0; i < tasks_.size(); ++i) {  // NOLINT(modernize-loop-convert)
                 TaskSlot& parked = *tasks_[i];
                 if (parked.state != TaskSlot::State::parked) continue;
-                trace_.record(steps_, "eager", task_field(parked));
+                trace_event(Event{.kind = EventKind::eager, .task = parked.id});
                 resume(parked);
             }
         }

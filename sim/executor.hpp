@@ -22,6 +22,7 @@
 #include "kio/park.hpp"
 #include "kio/poll.hpp"
 #include "kio/waiter.hpp"
+#include "sim/event.hpp"
 #include "sim/random.hpp"
 #include "sim/strategy.hpp"
 #include "sim/trace.hpp"
@@ -71,6 +72,7 @@ struct RunResult {
     std::uint64_t switches = 0;
     std::uint64_t wakes = 0;
     std::uint64_t digest = 0;
+    std::uint64_t answers_digest = 0;  // the answer events alone (Trace::answers_digest)
     kio::Instant time;
     [[nodiscard]] bool ok() const { return outcome == Outcome::finished || outcome == Outcome::quiet; }
     // Several lines: what failed, the seed, the one command that replays it.
@@ -153,10 +155,17 @@ public:
     // one of them may see the new time before its own deadline's wake has come.
     [[nodiscard]] bool firing_timers() const { return firing_timers_; }
     [[nodiscard]] const Trace& trace() const { return trace_; }
+    [[nodiscard]] Trace& trace() { return trace_; }
     [[nodiscard]] const Options& options() const { return options_; }
     Random& random() { return task_random_; }
-    // Records an event of the caller's in the trace (and so in the digest).
-    void note(std::string_view event, std::string_view fields);
+    // Records an event of the caller's (an operation, an answer, a verdict) in the trace,
+    // and so in the digest, at this step and virtual time; an event that names no task is
+    // the running task's. `message` is hashed with it (a failure's); `detail` is kept only
+    // with a kept trace, so build it only when keeps_trace() says so.
+    void record(Event event, std::string_view message = {}, std::string detail = {});
+    [[nodiscard]] bool keeps_trace() const { return trace_.keeping(); }
+    // A scenario's own event: its name and text.
+    void note(const char* name, std::string_view text);
 
     // The task running now, if any (the schedule point hook needs it).
     static Executor* current();
@@ -174,7 +183,12 @@ private:
     void suspend(detail::TaskSlot& slot);
     void preempt_point(const char* where);
     static void schedule_point_hook(const char* where);
-    std::vector<std::uint32_t> runnable_except(std::uint32_t task) const;
+    // The runnable tasks but `task`, in a vector kept for the purpose (no allocation a step).
+    const std::vector<std::uint32_t>& runnable_except(std::uint32_t task);
+    // An executor's event: at this step and virtual time.
+    void trace_event(const Event& event) { trace_.record(event, steps_, now_); }
+    // Runs a check of the suite's at quiescence, its verdict recorded.
+    std::optional<std::string> judge(const char* check, const std::function<std::optional<std::string>()>& judged);
     detail::WakeTarget* new_wake_target(std::uint32_t task);
     // After the clock was told to move to `to`: why it cannot go on, if it cannot.
     std::optional<std::string> clock_stuck(kio::Instant to) const;
@@ -188,17 +202,21 @@ private:
     VirtualClock clock_;
     Trace trace_;
     std::deque<std::unique_ptr<detail::TaskSlot>> tasks_;
-    std::vector<std::uint32_t> runnable_;  // in the order tasks became runnable
-    detail::TaskSlot* running_ = nullptr;  // the innermost task running (inline wakes nest)
-    bool firing_timers_ = false;           // the clock has moved and its timers are firing
-    bool in_run_ = false;                  // inline wakes only while run() drives the tasks
-    bool unwinding_ = false;               // the destructor is unwinding unfinished tasks
+    std::vector<std::uint32_t> runnable_;    // in the order tasks became runnable
+    std::vector<std::uint32_t> others_;      // runnable_except's answer
+    std::vector<detail::TaskSlot*> parked_;  // the parked tasks, when a spurious poll picks one
+    detail::TaskSlot* running_ = nullptr;    // the innermost task running (inline wakes nest)
+    bool firing_timers_ = false;             // the clock has moved and its timers are firing
+    bool in_run_ = false;                    // inline wakes only while run() drives the tasks
+    bool unwinding_ = false;                 // the destructor is unwinding unfinished tasks
+    std::size_t unfinished_ = 0;             // tasks spawned and not finished
     std::uint64_t steps_ = 0;
     std::uint64_t polls_ = 0;
     std::uint64_t switches_ = 0;
     std::uint64_t wakes_ = 0;
     std::uint64_t next_identity_ = 1;
     std::uint64_t advances_without_step_ = 0;
+    std::int64_t now_ = 0;                           // the clock's time (ns), read once each time it moves
     std::vector<detail::WakeTarget*> wake_targets_;  // every one made, each holding a reference
     std::function<std::optional<std::string>()> quiescence_;
     std::function<std::optional<std::string>()> settled_;

@@ -78,7 +78,18 @@ run_status 0 replay "$work/kept.json" && grep digest "$work/out" >"$work/second"
 check "replay from the saved file gives the same digest" cmp -s "$work/first" "$work/second"
 check "the corpus replay passes the saved case" run_status 0 corpus "$work/kept.json"
 check "a trace is written as JSON lines" bash -c "'$moqsim' replay --suite resume --seed 2 --case 17 --trace '$work/trace.jsonl' >/dev/null &&
-    head -n 1 '$work/trace.jsonl' | grep -q '\"event\":\"seed\"'"
+    head -n 1 '$work/trace.jsonl' | grep -q '\"event\":\"seed\",\"schema\":2'"
+# Every line is one JSON object with a step, a virtual time and an event; the trace holds
+# the driver's operations, the reader's answers, its gate's answers and the verdicts.
+check "every trace line is a JSON object with step, time and event" python3 -c "
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+events = [json.loads(line) for line in lines]
+assert events and all({'step', 'time', 'event'} <= set(e) for e in events)
+kinds = {e['event'] for e in events}
+assert {'operation', 'answer', 'gate', 'verdict', 'end'} <= kinds, kinds
+assert any(e['event'] == 'answer' and e['read'] == 'group' and e['answer'] == 'item' for e in events)
+" "$work/trace.jsonl"
 
 # Shards split the (seed, case) pairs; merged, they add up to the whole sweep.
 for index in 0 1 2; do

@@ -9,7 +9,7 @@ MOQ_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # Every Debian package the build, the tests and the report scripts need.
 MOQ_PACKAGES=(
     g++ meson ninja-build pkg-config cmake
-    librapidcheck-dev doctest-dev nlohmann-json3-dev libboost-context-dev
+    librapidcheck-dev doctest-dev nlohmann-json3-dev libboost-context-dev libxxhash-dev
     # The runtime's thread pool (Boost.Asio) and the fanout bench (Google Benchmark).
     libboost-dev libbenchmark-dev
     gcovr valgrind python3

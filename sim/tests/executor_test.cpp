@@ -397,8 +397,9 @@ TEST_CASE("wake_points_switch_tasks_only_when_asked_for") {
             });
         const auto result = executor.run();
         bool preempted_at_wake = false;
-        for (const std::string& line : executor.trace().lines())
-            preempted_at_wake = preempted_at_wake || line.find("\"at\":\"wake.test\"") != std::string::npos;
+        for (const moq::sim::TraceEntry& entry : executor.trace().entries())
+            preempted_at_wake =
+                preempted_at_wake || (entry.kind == moq::sim::EventKind::preempt && entry.name == "wake.test");
         return std::pair{result.digest, preempted_at_wake};
     };
     bool ever_preempted = false;
