@@ -302,7 +302,7 @@ struct Traits {
         std::optional<Reader> reader;
         const std::uint32_t reader_task = executor.spawn("reader", [&](sim::Task& task) {
             reader.emplace(world, task, value.mode);
-            for (;;) task.wait([&](const kio::Waiter& waiter) { return reader->poll(waiter); });
+            while (task.wait_until_over([&](const kio::Waiter& waiter) { return reader->poll(waiter); })) {}
         });
 
         executor.on_quiescence([&]() -> std::optional<std::string> {

@@ -379,7 +379,7 @@ void begin_reading(World& world, std::map<std::uint64_t, model::GroupConsumer>& 
 void follow(World& world, sim::Task& task) {
     std::map<std::uint64_t, model::GroupConsumer> waiting, reading;
     for (;;) {
-        task.wait([&](const kio::Waiter& waiter) -> kio::Poll<std::monostate> {
+        const auto answered_any = task.wait_until_over([&](const kio::Waiter& waiter) -> kio::Poll<std::monostate> {
             for (const std::uint64_t sequence : world.handoffs.collect(waiter)) {
                 auto handed = world.handed.extract(sequence);
                 if (world.knobs.hand_off_unread)
@@ -411,6 +411,7 @@ void follow(World& world, sim::Task& task) {
             }
             return answered ? kio::Poll<std::monostate>(std::monostate{}) : kio::Poll<std::monostate>::pending();
         });
+        if (!answered_any) return;  // the run is over with the follower parked
     }
 }
 
@@ -443,8 +444,10 @@ void read(World& world, sim::Task& task) {
         world.route.consume(), world.preferences.consume(), task.clock(),
         model::ResumeOptions{.grace = world.knobs.grace(), .delivered_window = world.knobs.delivered_window}}};
     for (;;) {
-        Answer answer =
-            task.wait([&](const kio::Waiter& waiter) { return poll_once(world, subscriber, waiter, task); });
+        std::optional<Answer> polled =
+            task.wait_until_over([&](const kio::Waiter& waiter) { return poll_once(world, subscriber, waiter, task); });
+        if (!polled) return;  // the run is over with the reader parked
+        Answer& answer = *polled;
         if (answer.is_item()) {
             const std::uint64_t sequence = answer.item().sequence();
             const kio::Instant now = task.clock().now();

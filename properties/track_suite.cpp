@@ -425,10 +425,11 @@ struct Traits {
         reader_task = executor.spawn("reader", [&](sim::Task& task) {
             reader.emplace(world, value);
             for (;;) {
-                const TrackAnswer got =
-                    task.wait([&](const kio::Waiter& waiter) { return reader->poll(task, waiter); });
-                if (got.kind == TrackAnswer::Kind::group) continue;
-                world.fail(world.oracle.stopped(got));
+                const std::optional<TrackAnswer> got =
+                    task.wait_until_over([&](const kio::Waiter& waiter) { return reader->poll(task, waiter); });
+                if (!got) return;  // the run is over with the reader parked
+                if (got->kind == TrackAnswer::Kind::group) continue;
+                world.fail(world.oracle.stopped(*got));
                 return;
             }
         });

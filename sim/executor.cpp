@@ -151,22 +151,28 @@ const kio::Waiter& Task::begin_poll() {
 }
 
 void Task::end_poll(bool ready) {
-    TaskSlot& slot = *slot_;
-    Executor& executor = *executor_;
-    executor.trace_event(Event{.kind = EventKind::poll,
-                               .code = static_cast<std::uint8_t>(ready ? PollResult::ready : PollResult::pending),
-                               .task = slot.id});
     if (ready) {
+        TaskSlot& slot = *slot_;
+        executor_->trace_event(
+            Event{.kind = EventKind::poll, .code = static_cast<std::uint8_t>(PollResult::ready), .task = slot.id});
         ++slot.stats.ready;
         return;
     }
+    if (!park_until_over()) throw TaskUnwound{};
+}
+
+bool Task::park_until_over() {
+    TaskSlot& slot = *slot_;
+    Executor& executor = *executor_;
+    executor.trace_event(
+        Event{.kind = EventKind::poll, .code = static_cast<std::uint8_t>(PollResult::pending), .task = slot.id});
     if (slot.woken) {
         // Woken during its own poll: it runs again when picked.
         executor.make_runnable(slot);
     } else {
         slot.state = TaskSlot::State::parked;
     }
-    executor.suspend(slot);
+    return executor.suspend_until_over(slot);
 }
 
 void Task::yield() {
@@ -196,7 +202,8 @@ Executor::Executor(Options options)
 
 Executor::~Executor() {
     // Unwind the fibers of tasks that never finished while the executor still exists:
-    // each is resumed once more, throws TaskUnwound where it was suspended and returns.
+    // each is resumed once more and returns, from a wait_until_over at once, from
+    // anywhere else by TaskUnwound thrown where it was suspended.
     unwinding_ = true;
     for (auto& slot : tasks_)
         if (slot->fiber) resume(*slot);
@@ -339,10 +346,14 @@ void Executor::resume(TaskSlot& slot) {
 }
 
 void Executor::suspend(TaskSlot& slot) {
+    if (!suspend_until_over(slot)) throw TaskUnwound{};
+}
+
+bool Executor::suspend_until_over(TaskSlot& slot) {
     slot.sanitizer.leaving();
     slot.back = std::move(slot.back).resume();
     slot.sanitizer.arrived();
-    if (unwinding_) throw TaskUnwound{};
+    return !unwinding_;
 }
 
 const std::vector<std::uint32_t>& Executor::runnable_except(std::uint32_t task) {

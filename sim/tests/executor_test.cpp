@@ -419,3 +419,23 @@ TEST_CASE("a_core_assertion_in_a_task_fails_that_run_with_its_message") {
     CHECK(result.message.find("moq assertion failed at") != std::string::npos);
     CHECK(result.message.find("1 == 2 (left: 1, right: 2)") != std::string::npos);
 }
+
+TEST_CASE("a_task_parked_in_wait_until_over_returns_when_the_run_is_over") {
+    // Its wait answers the value while the run goes on, and nothing once it is over:
+    // the code after it runs, no exception unwinds it.
+    bool returned = false;
+    std::optional<int> first;
+    {
+        Executor executor{with(StrategyKind::fifo)};
+        executor.spawn("reader", [&](Task& task) {
+            first = task.wait_until_over([](const moq::kio::Waiter&) { return moq::kio::Poll<int>(5); });
+            const auto never = task.wait_until_over(
+                [](const moq::kio::Waiter&) -> moq::kio::Poll<int> { return moq::kio::Poll<int>::pending(); });
+            returned = !never.has_value();
+        });
+        CHECK(executor.run().outcome == Outcome::deadlock);
+        CHECK_FALSE(returned);
+    }
+    CHECK(first == 5);
+    CHECK(returned);
+}
