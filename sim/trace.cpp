@@ -4,8 +4,8 @@
 #include <cstring>
 #include <type_traits>
 
-// xxHash's own header, its functions inlined: what the project recommends for short keys,
-// and an event's record is 24 or 64 bytes.
+// xxHash's own header, its functions inlined, as its documentation advises for short
+// inputs: an event's record is 24 or 64 bytes.
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -49,26 +49,6 @@ std::uint64_t hash_record(const Record& record, std::uint64_t seed) {
     if (record.head.present == 0 && record.head.flags == 0)
         return XXH3_64bits_withSeed(&record.head, sizeof(Head), seed);
     return XXH3_64bits_withSeed(&record, sizeof(Record), seed);
-}
-
-std::string_view code_name(EventKind kind, std::uint8_t code) {
-    switch (kind) {
-        case EventKind::seed: return strategy_name(static_cast<StrategyKind>(code));
-        case EventKind::poll: return code == 0 ? "pending" : "ready";
-        case EventKind::wake: {
-            constexpr std::array<std::string_view, 5> effects{"queued", "inline", "deduplicated", "during_poll",
-                                                              "finished"};
-            return code < effects.size() ? effects[code] : "unknown";
-        }
-        case EventKind::end: return outcome_name(static_cast<Outcome>(code));
-        case EventKind::answer: {
-            constexpr std::array<std::string_view, 4> answers{"item", "end", "error", "pending"};
-            return code < answers.size() ? answers[code] : "unknown";
-        }
-        case EventKind::gate: return code == 0 ? "walked" : "idle";
-        case EventKind::verdict: return code == 0 ? "ok" : "violated";
-        default: return {};
-    }
 }
 
 void append_number(std::string& line, std::int64_t value) { line += std::to_string(value); }
@@ -117,6 +97,26 @@ std::string_view event_kind_name(EventKind kind) {
         "preempt", "time",  "end", "note", "operation", "answer",     "gate",     "verdict"};
     const auto index = static_cast<std::size_t>(kind);
     return index < names.size() ? names[index] : "unknown";
+}
+
+std::string_view event_code_name(EventKind kind, std::uint8_t code) {
+    switch (kind) {
+        case EventKind::seed: return strategy_name(static_cast<StrategyKind>(code));
+        case EventKind::poll: return code == 0 ? "pending" : "ready";
+        case EventKind::wake: {
+            constexpr std::array<std::string_view, 5> effects{"queued", "inline", "deduplicated", "during_poll",
+                                                              "finished"};
+            return code < effects.size() ? effects[code] : "unknown";
+        }
+        case EventKind::end: return outcome_name(static_cast<Outcome>(code));
+        case EventKind::answer: {
+            constexpr std::array<std::string_view, 4> answers{"item", "end", "error", "pending"};
+            return code < answers.size() ? answers[code] : "unknown";
+        }
+        case EventKind::gate: return code == 0 ? "walked" : "idle";
+        case EventKind::verdict: return code == 0 ? "ok" : "violated";
+        default: return {};
+    }
 }
 
 std::uint64_t Trace::name_id(const char* name) {
@@ -220,7 +220,7 @@ std::string trace_json_line(const TraceEntry& entry, bool first) {
         if (!entry.task_name.empty()) append_field(line, "task", entry.task_name);
         append_number_field(line, "task_id", entry.task);
     }
-    const std::string_view code = code_name(entry.kind, entry.code);
+    const std::string_view code = event_code_name(entry.kind, entry.code);
     switch (entry.kind) {
         case EventKind::seed:
             line += ",\"seed\":" + std::to_string(static_cast<std::uint64_t>(entry.values[0]));

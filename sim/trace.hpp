@@ -86,6 +86,9 @@ private:
     std::vector<TraceEntry> entries_;
 };
 
+// The name of an event's code: a poll's result, a wake's effect, an answer's kind, a
+// gate's answer, a verdict, an end's outcome, the seed's strategy (empty for other kinds).
+std::string_view event_code_name(EventKind kind, std::uint8_t code);
 // The JSON lines of kept events, one object a line; the first carries "schema".
 std::string trace_json_lines(const std::vector<TraceEntry>& entries);
 std::string trace_json_line(const TraceEntry& entry, bool first);
