@@ -58,13 +58,15 @@ void Viewer::take_groups(const kio::Waiter& waiter) {
         listener_->polling(index_);
         const std::uint64_t walks_before = subscriber_.reader().walk_counter(model::Walk::arrival).walks;
         auto got = subscriber_.poll_group(waiter, model::Walk::arrival);
+        const std::uint64_t walks = subscriber_.reader().walk_counter(model::Walk::arrival).walks;
+        listener_->polled(index_, walks != walks_before, walks);
         if (got.is_pending()) {
-            listener_->pending(index_, subscriber_.reader().walk_counter(model::Walk::arrival).walks != walks_before);
+            listener_->pending(index_, walks != walks_before);
             return;
         }
         if (got.value().is_item()) {
             model::GroupConsumer& group = got.value().item();
-            listener_->group(index_, group.sequence());
+            listener_->group(index_, group.sequence(), subscriber_.reader().taken_from());
             taken_.push_back(std::move(group));
             continue;
         }

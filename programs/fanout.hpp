@@ -48,11 +48,14 @@ public:
     virtual void finishing() {}
     virtual void finished(bool /*accepted*/) {}
 
-    // Viewer `viewer` polls its subscriber; it answered Pending (`walked`: the read
-    // walked rather than answering from its idle gate), or a group, or the read's end.
+    // Viewer `viewer` polls its subscriber; the poll returned (`walked`: the read walked
+    // rather than answering from its idle gate; `walks`: its walks so far), then it
+    // answered Pending, or a group (`source`: the generation of the copy it came from, as
+    // the reader reports it), or the read's end.
     virtual void polling(std::size_t /*viewer*/) {}
+    virtual void polled(std::size_t /*viewer*/, bool /*walked*/, std::uint64_t /*walks*/) {}
     virtual void pending(std::size_t /*viewer*/, bool /*walked*/) {}
-    virtual void group(std::size_t /*viewer*/, std::uint64_t /*sequence*/) {}
+    virtual void group(std::size_t /*viewer*/, std::uint64_t /*sequence*/, std::optional<std::uint64_t> /*source*/) {}
     virtual void ended(std::size_t /*viewer*/, std::optional<model::Error> /*error*/) {}
     // The viewer starts reading a group it took (groups are read one after another), a
     // frame of it, and the group read's end.

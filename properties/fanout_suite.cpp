@@ -46,12 +46,21 @@ struct FanoutCase {
     std::uint64_t seed = 0;
 };
 
-// Hears the program's events and tells each viewer's model, which judges each answer.
+// How a case's description writes a step: allow(2), idle, prefer(5).
+std::string describe_step(const Step& step) {
+    const std::string name = op_names[static_cast<std::size_t>(step.op)];
+    return step.op == Op::idle ? name : name + "(" + std::to_string(step.extra) + ")";
+}
+
+// Hears the program's events, tells each viewer's model, which judges each answer, and
+// tells the trace: the publisher's writes, every answer of every viewer's reads, how
+// each viewer's gate answered, and each verdict.
 class Judge final : public programs::FanoutListener {
 public:
-    Judge(std::size_t viewers, kio::Clock& clock) : clock_(&clock), viewers_(viewers) {
+    Judge(std::size_t viewers, sim::Executor& executor)
+        : executor_(&executor), clock_(&executor.clock()), viewers_(viewers) {
         for (Viewer& viewer : viewers_) {
-            viewer.resume.serve(served_copy, clock.now());
+            viewer.resume.serve(served_copy, clock_->now());
             viewer.resume.operation_done();
         }
     }
@@ -63,6 +72,8 @@ public:
     }
 
     void landing(std::uint64_t sequence) override {
+        executor_->record(sim::operation_event("land", {static_cast<std::int64_t>(sequence)}), {},
+                          executor_->keeps_trace() ? "land(" + std::to_string(sequence) + ")" : std::string());
         expected_ = sequence;
         accept_ = true;
         for (Viewer& viewer : viewers_) accept_ = viewer.resume.land(served_copy, sequence, clock_->now()) && accept_;
@@ -71,31 +82,41 @@ public:
     void landed(std::optional<std::uint64_t> sequence) override {
         landing_.reset();
         operation_done();
+        std::optional<std::string> found;
         if (sequence.has_value() != accept_ || (sequence && *sequence != expected_))
-            fail("R2: the track " + std::string(sequence ? "landed group " + std::to_string(*sequence) : "refused") +
-                 " where the model " + (accept_ ? "lands group " + std::to_string(expected_) : "refuses it"));
+            found = "R2: the track " + std::string(sequence ? "landed group " + std::to_string(*sequence) : "refused") +
+                    " where the model " + (accept_ ? "lands group " + std::to_string(expected_) : "refuses it");
+        judged(found);
         if (sequence) landed_.push_back(*sequence);
     }
     void finishing() override {
+        executor_->record(sim::operation_event("finish_track", {}));
         accept_ = true;
         for (Viewer& viewer : viewers_) accept_ = viewer.resume.finish(served_copy, clock_->now()) && accept_;
     }
     void finished(bool accepted) override {
         operation_done();
-        if (accepted != accept_) fail("R2: the track's finish disagrees with the model");
+        judged(accepted != accept_ ? std::optional<std::string>("R2: the track's finish disagrees with the model")
+                                   : std::nullopt);
     }
 
     void polling(std::size_t viewer) override { viewers_[viewer].resume.poll_begun(); }
+    void polled(std::size_t /*viewer*/, bool walked, std::uint64_t walks) override {
+        trace_gate(*executor_, !walked, walks);
+    }
     void pending(std::size_t viewer, bool walked) override {
+        trace_pending(*executor_, "group");
         viewers_[viewer].resume.answered_pending(clock_->now(), walked);
     }
-    void group(std::size_t viewer, std::uint64_t sequence) override {
-        Viewer& judged = viewers_[viewer];
+    void group(std::size_t viewer, std::uint64_t sequence, std::optional<std::uint64_t> source) override {
+        trace_item(*executor_, "group", sequence, source);
+        Viewer& taker = viewers_[viewer];
         const std::optional<int> landing = landing_ == sequence ? std::optional(served_copy) : std::nullopt;
-        fail(viewer, judged.resume.answered_unread_group(sequence, clock_->now(), landing));
-        judged.groups.push_back(sequence);
+        fail(viewer, taker.resume.answered_unread_group(sequence, clock_->now(), landing));
+        taker.groups.push_back(sequence);
     }
     void ended(std::size_t viewer, std::optional<model::Error> error) override {
+        trace_ending(*executor_, "group", error);
         fail(viewer, viewers_[viewer].resume.answered_end(error, clock_->now()));
         viewers_[viewer].ended = true;
     }
@@ -103,10 +124,12 @@ public:
         viewers_[viewer].resume.group_read_begins(sequence);
     }
     void frame(std::size_t viewer, std::uint64_t sequence, const std::string& payload) override {
+        trace_item(*executor_, "frame", sequence, std::nullopt, payload);
         fail(viewer, viewers_[viewer].resume.group_frame(sequence, payload));
         viewers_[viewer].frames.push_back(sequence);
     }
     void group_ended(std::size_t viewer, std::uint64_t sequence, std::optional<model::Error> error) override {
+        trace_ending(*executor_, "frame", error);
         fail(viewer, viewers_[viewer].resume.group_ended(sequence, error));
     }
 
@@ -122,10 +145,12 @@ public:
     void check_complete() {
         for (std::size_t index = 0; index < viewers_.size(); ++index) {
             const Viewer& viewer = viewers_[index];
+            std::optional<std::string> found;
             if (viewer.groups != landed_)
-                fail(index, "R7: took " + list(viewer.groups) + " of the groups " + list(landed_) + " landed");
+                found = "R7: took " + list(viewer.groups) + " of the groups " + list(landed_) + " landed";
             else if (viewer.frames != landed_)
-                fail(index, "R6: read the frames of " + list(viewer.frames) + " of the groups " + list(landed_));
+                found = "R6: read the frames of " + list(viewer.frames) + " of the groups " + list(landed_);
+            fail(index, found);
         }
     }
 
@@ -137,12 +162,14 @@ public:
         const Viewer& viewer = viewers_[index];
         const std::uint64_t ready_answers = viewer.groups.size() + (viewer.ended ? 1 : 0);
         const std::uint64_t paid = stats.wakes + stats.fresh_polls + ready_answers + 2;
+        std::optional<std::string> found;
         if (walks > paid)
-            fail(index, "W2: the subscriber walked " + std::to_string(walks) + " times for " + std::to_string(paid) +
-                            " wakes, fresh polls, Ready answers and set-up walks");
-        if (subscriber.stats().polls > walks)
-            fail(index, "S1: the subscriber built " + std::to_string(subscriber.stats().polls) + " meters for " +
-                            std::to_string(walks) + " walks");
+            found = "W2: the subscriber walked " + std::to_string(walks) + " times for " + std::to_string(paid) +
+                    " wakes, fresh polls, Ready answers and set-up walks";
+        else if (subscriber.stats().polls > walks)
+            found = "S1: the subscriber built " + std::to_string(subscriber.stats().polls) + " meters for " +
+                    std::to_string(walks) + " walks";
+        fail(index, found);
     }
 
     [[nodiscard]] const std::string& violation() const { return violation_; }
@@ -164,13 +191,16 @@ private:
         for (std::size_t i = 0; i < sequences.size(); ++i) text += (i ? "," : "") + std::to_string(sequences[i]);
         return text + "]";
     }
-    void fail(const std::string& what) {
-        if (violation_.empty()) violation_ = what;
+    // Every verdict goes to the trace; the first violation is the case's.
+    void judged(const std::optional<std::string>& found) {
+        trace_verdict(*executor_, found);
+        if (found && violation_.empty()) violation_ = *found;
     }
     void fail(std::size_t viewer, const std::optional<std::string>& what) {
-        if (what) fail(named(viewer, *what));
+        judged(what ? std::optional(named(viewer, *what)) : std::nullopt);
     }
 
+    sim::Executor* executor_;
     kio::Clock* clock_;
     std::vector<Viewer> viewers_;
     std::vector<std::uint64_t> landed_;  // sequences the publisher landed, in order
@@ -188,11 +218,15 @@ void drive(const FanoutCase& value, programs::FanoutTrack& track,
         switch (step.op) {
             case Op::allow:
                 allowed += step.extra;
+                trace_operation(task, "allow", {step.extra, static_cast<std::int64_t>(allowed)},
+                                [&] { return describe_step(step); });
                 track.allow(allowed);
                 break;
-            case Op::idle: break;
+            case Op::idle: trace_operation(task, "idle", {}); break;
             case Op::prefer: {
                 const std::size_t viewer = step.extra % viewers.size();
+                trace_operation(task, "prefer", {step.extra, static_cast<std::int64_t>(viewer)},
+                                [&] { return describe_step(step); });
                 judge.preferences_changing(viewer);
                 viewers[viewer]->set_priority(step.extra);
                 judge.operation_done();
@@ -202,6 +236,7 @@ void drive(const FanoutCase& value, programs::FanoutTrack& track,
     }
     if (value.finish) {
         task.yield();
+        trace_operation(task, "finish", {});
         track.finish_after_allowed();
     }
 }
@@ -231,7 +266,7 @@ struct Traits {
 
     static CaseOutcome run(const FanoutCase& value, const RunSettings& settings) {
         sim::Executor executor{simulation_options(value.seed, value.drive, settings)};
-        Judge judge{value.viewers, executor.clock()};
+        Judge judge{value.viewers, executor};
         programs::FanoutTrack track;
         programs::Publisher publisher{
             track, [](std::uint64_t sequence) { return oracle::ResumeModel::payload(served_copy, sequence); }, judge};
@@ -244,10 +279,11 @@ struct Traits {
             task.wait([&](const kio::Waiter& waiter) { return publisher.poll(waiter); });
         });
         std::vector<std::uint32_t> viewer_tasks;
-        for (auto& viewer : viewers)
-            viewer_tasks.push_back(executor.spawn("viewer", [&viewer = *viewer](sim::Task& task) {
-                task.wait([&](const kio::Waiter& waiter) { return viewer.poll(waiter); });
-            }));
+        for (std::size_t index = 0; index < viewers.size(); ++index)
+            viewer_tasks.push_back(
+                executor.spawn("viewer " + std::to_string(index), [&viewer = *viewers[index]](sim::Task& task) {
+                    task.wait([&](const kio::Waiter& waiter) { return viewer.poll(waiter); });
+                }));
         executor.on_quiescence([&]() -> std::optional<std::string> {
             if (!judge.violation().empty()) return judge.violation();  // the first violation, not its consequence
             return judge.quiescent();
@@ -295,9 +331,7 @@ struct Traits {
         std::ostringstream out;
         out << int{value.viewers} << (value.viewers == 1 ? " viewer, " : " viewers, ") << drive_name(value.drive)
             << ", seed " << value.seed << ":";
-        for (const Step& step : value.steps)
-            out << " " << op_names[static_cast<std::size_t>(step.op)]
-                << (step.op == Op::idle ? std::string() : "(" + std::to_string(step.extra) + ")");
+        for (const Step& step : value.steps) out << " " << describe_step(step);
         out << (value.finish ? " finish" : " (no finish)");
         return out.str();
     }

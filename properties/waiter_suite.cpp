@@ -213,7 +213,7 @@ CaseOutcome run_case(const WaiterCase& value, const RunSettings& settings) {
 }
 
 std::string describe_step(const Step& step) {
-    const std::string name = op_name(step.op);
+    std::string name = op_name(step.op);
     if (step.op == Op::register_on || step.op == Op::clone_register)
         return name + "(" + std::to_string(step.waiter) + "," + std::to_string(step.list) + ")";
     if (step.op == Op::drop) return name + "(" + std::to_string(step.waiter) + ")";

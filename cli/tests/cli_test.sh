@@ -90,6 +90,19 @@ kinds = {e['event'] for e in events}
 assert {'operation', 'answer', 'gate', 'verdict', 'end'} <= kinds, kinds
 assert any(e['event'] == 'answer' and e['read'] == 'group' and e['answer'] == 'item' for e in events)
 " "$work/trace.jsonl"
+# The fanout suite's trace: the driver's and the publisher's operations, each viewer's
+# answers (groups with their sequence and source, frames with their bytes), gates, verdicts.
+check "a fanout trace holds operations, answers, gates and verdicts" bash -c "'$moqsim' replay --suite fanout --seed 1 --case 40 --trace '$work/fanout.jsonl' >/dev/null && python3 -c \"
+import json, sys
+events = [json.loads(line) for line in open(sys.argv[1])]
+ops = {(e.get('task'), e['op']) for e in events if e['event'] == 'operation'}
+assert ('driver', 'allow') in ops and ('publisher', 'land') in ops, ops
+assert any(e['event'] == 'answer' and e['read'] == 'group' and e['answer'] == 'item' and 'sequence' in e
+           and 'source' in e and e['task'].startswith('viewer ') for e in events)
+assert any(e['event'] == 'answer' and e['read'] == 'frame' and e['answer'] == 'item' and 'content' in e for e in events)
+assert any(e['event'] == 'gate' and e['task'].startswith('viewer ') for e in events)
+assert any(e['event'] == 'verdict' and e.get('task', '').startswith('viewer ') for e in events)
+\" '$work/fanout.jsonl'"
 
 # Shards split the (seed, case) pairs; merged, they add up to the whole sweep.
 for index in 0 1 2; do
