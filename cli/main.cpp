@@ -27,11 +27,14 @@ constexpr const char* usage_text =
     "          GTEST_SHARD_INDEX or TEST_TOTAL_SHARDS / TEST_SHARD_INDEX; --site-hits (a mutants\n"
     "          build) writes how often each suite evaluated each mutation site\n"
     "  replay  --suite NAME --seed N --case N [--mix M] [--strategy S] [--mutant NAME]   or   replay FILE.json\n"
-    "          [--shrink] [--save corpus/NAME.json] [--trace FILE]\n"
+    "          [--shrink] [--save corpus/NAME.json] [--trace FILE|-] [--trace-format text|jsonl]\n"
+    "          --trace -: the events on standard output, as text on a terminal (else JSON lines)\n"
     "  corpus  [FILE|FOLDER ...] [--mutant NAME]   replays every saved case (default: corpus/);\n"
     "          each must pass\n"
     "  merge   RESULT.json ... [--json FILE]   the results of several shards as one\n"
     "  list    [--suites] [--strategies] [--sites]\n"
+    "  trace-diff A.jsonl B.jsonl   the first event where two traces (replay --trace) part;\n"
+    "          exit 0 when they are the same, 1 when they part\n"
     "\n"
     "Exit status: 0 passed, 1 a case failed, 2 bad input, 3 an internal error.\n";
 
@@ -71,6 +74,7 @@ int main(int argc, char** argv) {
         if (command == "corpus") return moq::cli::corpus(program, arguments);
         if (command == "merge") return moq::cli::merge(program, arguments);
         if (command == "list") return moq::cli::list(program, arguments);
+        if (command == "trace-diff") return moq::cli::trace_diff(program, arguments);
         if (command == "--help" || command == "help" || command == "-h") {
             std::fputs(usage_text, stdout);
             return 0;

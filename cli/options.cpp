@@ -87,11 +87,37 @@ nlohmann::json sweep_settings(const SweepOptions& options) {
             {"shard", {{"index", options.shard.index}, {"total", options.shard.total}}}};
 }
 
+TraceFormat parse_trace_format(std::string_view text) {
+    if (text == "text") return TraceFormat::text;
+    if (text == "jsonl") return TraceFormat::jsonl;
+    throw UsageError("unknown trace format '" + std::string(text) + "' (text or jsonl)");
+}
+
+TraceFormat trace_format_for(const std::optional<TraceFormat>& asked, const std::string& path,
+                             bool stdout_is_terminal) {
+    if (asked) return *asked;
+    return path == "-" && stdout_is_terminal ? TraceFormat::text : TraceFormat::jsonl;
+}
+
+TraceDiffOptions parse_trace_diff_options(const std::vector<std::string>& arguments) {
+    const Flags flags(arguments, {}, {});
+    if (flags.positional().size() != 2)
+        throw UsageError("trace-diff takes two traces (moqsim trace-diff A.jsonl B.jsonl), not " +
+                         std::to_string(flags.positional().size()));
+    return TraceDiffOptions{flags.positional()[0], flags.positional()[1]};
+}
+
 ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
-    const Flags flags(arguments, {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "save"}, {"shrink"});
+    const Flags flags(
+        arguments, {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "trace-format", "save"}, {"shrink"});
     ReplayOptions options;
     options.mutant = flags.value("mutant");
     options.trace_path = flags.value("trace");
+    if (auto format = flags.value("trace-format")) {
+        if (!options.trace_path)
+            throw UsageError("--trace-format needs --trace FILE (or --trace - for standard output)");
+        options.trace_format = parse_trace_format(*format);
+    }
     options.save_path = flags.value("save");
     options.shrink = flags.has("shrink");
     if (flags.positional().size() == 1) {

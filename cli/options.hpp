@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,13 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, cons
 // mix, mutant and shard.
 nlohmann::json sweep_settings(const SweepOptions& options);
 
+// How --trace writes the events: JSON lines, or the aligned text log (sim/trace_text.hpp).
+enum class TraceFormat { text, jsonl };
+TraceFormat parse_trace_format(std::string_view text);
+// The format of a trace written to `path`: the one asked for; unless asked, text when
+// the trace goes to standard output (`-`) and that is a terminal, JSON lines otherwise.
+TraceFormat trace_format_for(const std::optional<TraceFormat>& asked, const std::string& path, bool stdout_is_terminal);
+
 struct ReplayOptions {
     std::optional<std::string> file;  // a corpus file; otherwise suite, seed, index and mix
     const properties::Suite* suite = nullptr;
@@ -42,7 +50,8 @@ struct ReplayOptions {
     properties::Mix mix = properties::Mix::fixed;
     std::optional<sim::StrategyKind> strategy;  // unless given: the file's, or random
     std::optional<std::string> mutant;
-    std::optional<std::string> trace_path;
+    std::optional<std::string> trace_path;  // `-`: standard output
+    std::optional<TraceFormat> trace_format;
     std::optional<std::string> save_path;
     bool shrink = false;
 };
@@ -59,6 +68,13 @@ struct MergeOptions {
     std::optional<std::string> json_path;
 };
 MergeOptions parse_merge_options(const std::vector<std::string>& arguments);
+
+// trace-diff A B: the two traces.
+struct TraceDiffOptions {
+    std::string first;
+    std::string second;
+};
+TraceDiffOptions parse_trace_diff_options(const std::vector<std::string>& arguments);
 
 struct ListOptions {
     bool suites = false;

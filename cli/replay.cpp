@@ -1,6 +1,8 @@
 // moqsim replay: one case, from (suite, seed, case) or a corpus file; the same digest as
 // in the sweep that found it. --shrink minimises it, --save keeps it in the corpus,
-// --trace writes the run's JSON lines.
+// --trace writes the run's events (JSON lines, or the text log; `-`: standard output).
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -14,13 +16,25 @@
 #include "cli/output.hpp"
 #include "cli/shrink.hpp"
 #include "properties/suite.hpp"
+#include "sim/trace_text.hpp"
 
 namespace moq::cli {
+
+namespace {
+
+constexpr const char* standard_output = "-";
+
+std::string trace_in_format(const std::vector<sim::TraceEntry>& entries, TraceFormat format) {
+    return format == TraceFormat::text ? sim::trace_text_lines(entries) : sim::trace_json_lines(entries);
+}
+
+}  // namespace
 
 int replay(const Program&, const std::vector<std::string>& arguments) {
     const ReplayOptions options = parse_replay_options(arguments);
     if (options.mutant) activate_mutant(*options.mutant);
-    if (options.trace_path) check_writable(*options.trace_path, "--trace");
+    const bool trace_to_stdout = options.trace_path == standard_output;
+    if (options.trace_path && !trace_to_stdout) check_writable(*options.trace_path, "--trace");
     if (options.save_path) check_writable(*options.save_path, "--save");
     if (options.trace_path && options.save_path)
         check_different_files("--trace", *options.trace_path, "--save", *options.save_path);
@@ -54,30 +68,39 @@ int replay(const Program&, const std::vector<std::string>& arguments) {
     const properties::RunSettings settings{strategy, options.trace_path.has_value()};
 
     properties::CaseOutcome outcome = chosen->run(settings);
-    std::printf("replay: %s (%s): %s\n  digest %016llx, %llu steps\n  case: %s\n", label.c_str(),
-                std::string(sim::strategy_name(strategy)).c_str(),
-                outcome.ok ? "passed" : ("FAILED: " + outcome.message).c_str(),
-                static_cast<unsigned long long>(outcome.digest), static_cast<unsigned long long>(outcome.steps),
-                chosen->describe().c_str());
+    // With the trace on standard output, what replay says goes to standard error.
+    FILE* report = trace_to_stdout ? stderr : stdout;
+    std::fprintf(report, "replay: %s (%s): %s\n  digest %016llx, %llu steps\n  case: %s\n", label.c_str(),
+                 std::string(sim::strategy_name(strategy)).c_str(),
+                 outcome.ok ? "passed" : ("FAILED: " + outcome.message).c_str(),
+                 static_cast<unsigned long long>(outcome.digest), static_cast<unsigned long long>(outcome.steps),
+                 chosen->describe().c_str());
 
     if (options.shrink) {
         if (outcome.ok) {
-            std::printf("shrink: the case passes; nothing to minimise\n");
+            std::fprintf(report, "shrink: the case passes; nothing to minimise\n");
         } else {
             Shrunk shrunk = shrink(*chosen, properties::RunSettings{strategy, false});
-            std::printf("shrink: %zu steps to: %s\n  which fails: %s\n", shrunk.steps,
-                        shrunk.smallest->describe().c_str(), shrunk.outcome.message.c_str());
+            std::fprintf(report, "shrink: %zu steps to: %s\n  which fails: %s\n", shrunk.steps,
+                         shrunk.smallest->describe().c_str(), shrunk.outcome.message.c_str());
             chosen = std::move(shrunk.smallest);
             outcome = chosen->run(settings);
         }
     }
     if (const auto& path = options.trace_path) {
-        write_atomically(*path, sim::trace_json_lines(outcome.trace));
-        std::printf("trace: %zu events written to %s\n", outcome.trace.size(), path->c_str());
+        const TraceFormat format = trace_format_for(options.trace_format, *path, isatty(STDOUT_FILENO) != 0);
+        const std::string text = trace_in_format(outcome.trace, format);
+        if (trace_to_stdout) {
+            std::fwrite(text.data(), 1, text.size(), stdout);
+            std::fflush(stdout);
+        } else {
+            write_atomically(*path, text);
+            std::fprintf(report, "trace: %zu events written to %s\n", outcome.trace.size(), path->c_str());
+        }
     }
     if (const auto& path = options.save_path) {
         write_corpus_file(*path, *suite, *chosen, strategy, origin, outcome);
-        std::printf("saved: %s (every test run replays it; it fails until the bug is gone)\n", path->c_str());
+        std::fprintf(report, "saved: %s (every test run replays it; it fails until the bug is gone)\n", path->c_str());
     }
     return outcome.ok ? 0 : 1;
 }

@@ -45,10 +45,15 @@ void parse_command(const std::string& command, const std::vector<std::string>& a
         const moq::cli::ReplayOptions options = moq::cli::parse_replay_options(arguments);
         require(options.file.has_value() != (options.suite != nullptr),
                 "a replay of both or neither a file and a suite");
+        require(!options.trace_format || options.trace_path, "a trace format without a trace");
     } else if (command == "corpus") {
         require(!moq::cli::parse_corpus_options(arguments).paths.empty(), "a corpus replay of nothing");
     } else if (command == "merge") {
         require(!moq::cli::parse_merge_options(arguments).files.empty(), "a merge of nothing");
+    } else if (command == "trace-diff") {
+        const moq::cli::TraceDiffOptions options = moq::cli::parse_trace_diff_options(arguments);
+        require(arguments.size() == 2 && options.first == arguments[0] && options.second == arguments[1],
+                "trace-diff reads other than its two arguments as its traces");
     } else if (command == "list") {
         const moq::cli::ListOptions options = moq::cli::parse_list_options(arguments);
         require(options.suites || options.strategies || options.sites, "a list of nothing");

@@ -44,6 +44,13 @@ SWEEP = ["sweep", "--suite", "waiter", "--cases", "1"]
 SHARD_0 = {"a.json": {"fixture": "gate 0 of 2"}}
 
 
+# A trace as replay --trace writes one (schema 2), and trace-diff's cases beside it.
+TRACE = ('{"step":0,"time":0,"event":"seed","schema":2,"seed":1,"strategy":"random"}\n'
+         '{"step":0,"time":0,"event":"end","outcome":"finished"}\n')
+TRACE_A = {"a.jsonl": {"text": TRACE}}
+REPLAY = ["replay", "--suite", "gate", "--seed", "1", "--case", "1"]
+
+
 def shard_1(**change):
     """Shard 0 of the gate sweep and, as b.json, shard 1 with `change` made to it."""
     return {**SHARD_0, "b.json": {"fixture": "gate 1 of 2", "set": change}}
@@ -232,6 +239,34 @@ CASES = [
      "files": {"case.json": {"fixture": "gate case"}}, "mentions": ["--mix"]},
     {"name": "replay of a suite without a case", "args": ["replay", "--suite", "gate", "--seed", "1"],
      "mentions": ["--case"]},
+    {"name": "replay of an unknown trace format", "args": REPLAY + ["--trace", "t.txt", "--trace-format", "yaml"],
+     "mentions": ["'yaml'", "text or jsonl"]},
+    {"name": "replay --trace-format without --trace", "args": REPLAY + ["--trace-format", "text"],
+     "mentions": ["--trace-format", "--trace"]},
+    # Traces given to trace-diff.
+    {"name": "trace-diff of one trace", "args": ["trace-diff", "a.jsonl"], "files": TRACE_A,
+     "mentions": ["two traces"]},
+    {"name": "trace-diff of a missing trace", "args": ["trace-diff", "a.jsonl", "gone.jsonl"], "files": TRACE_A,
+     "mentions": ["'gone.jsonl'", "no such file"]},
+    {"name": "trace-diff of a file that is not JSON lines", "args": ["trace-diff", "a.jsonl", "b.jsonl"],
+     "files": {**TRACE_A, "b.jsonl": {"text": "step 0: seed\n"}}, "mentions": ["b.jsonl line 1", "not JSON"]},
+    {"name": "trace-diff of a trace of another schema", "args": ["trace-diff", "a.jsonl", "b.jsonl"],
+     "files": {**TRACE_A, "b.jsonl": {"text": TRACE.replace('"schema":2', '"schema":1')}},
+     "mentions": ["b.jsonl line 1", "schema 1"]},
+    {"name": "trace-diff of a trace without its schema", "args": ["trace-diff", "a.jsonl", "b.jsonl"],
+     "files": {**TRACE_A, "b.jsonl": {"text": TRACE.replace(',"schema":2', '')}},
+     "mentions": ["b.jsonl line 1", "no trace schema"]},
+    {"name": "trace-diff of an empty trace", "args": ["trace-diff", "a.jsonl", "b.jsonl"],
+     "files": {**TRACE_A, "b.jsonl": {"text": ""}}, "mentions": ["b.jsonl", "no events"]},
+    {"name": "trace-diff of a line that is not an object", "args": ["trace-diff", "a.jsonl", "b.jsonl"],
+     "files": {**TRACE_A, "b.jsonl": {"text": TRACE + "[1, 2]\n"}}, "mentions": ["b.jsonl line 3", "not a JSON object"]},
+    {"name": "trace-diff of an event without its step", "args": ["trace-diff", "a.jsonl", "b.jsonl"],
+     "files": {**TRACE_A, "b.jsonl": {"text": TRACE + '{"time":0,"event":"run"}\n'}},
+     "mentions": ["b.jsonl line 3", "'step'"]},
+    {"name": "trace-diff of a deeply nested trace line", "args": ["trace-diff", "a.jsonl", "b.jsonl"],
+     "files": {**TRACE_A, "b.jsonl": {"text": '{"step":0,"time":0,"event":"seed","schema":2,"x":' + "[" * 100000
+                                              + "]" * 100000 + "}\n"}},
+     "mentions": ["b.jsonl line 1", "nested deeper than 32"]},
     # Merging shards.
     {"name": "merge of nothing", "args": ["merge"], "mentions": ["shard results"]},
     {"name": "merge of shards of different suites", "args": ["merge", "a.json", "b.json"],

@@ -104,6 +104,72 @@ assert any(e['event'] == 'gate' and e['task'].startswith('viewer ') for e in eve
 assert any(e['event'] == 'verdict' and e.get('task', '').startswith('viewer ') for e in events)
 \" '$work/fanout.jsonl'"
 
+# Two cases that differ only in a group's sequence: poke land(A,N) serve(A).
+for sequence in 2 0; do
+    printf '{"format":"moqsim-case","version":1,"suite":"resume","strategy":"random","case":{"drive":"woken","seed":630761,"steps":[["poke",0,0,0],["land",0,%s,0],["serve",0,0,0]],"walk":"arrival"}}' \
+        "$sequence" >"$work/land$sequence.json"
+done
+run_status 0 replay "$work/land2.json" --trace "$work/land2.jsonl" && grep digest "$work/out" >"$work/digest2"
+run_status 0 replay "$work/land0.json" --trace "$work/land0.jsonl" && grep digest "$work/out" >"$work/digest0"
+check "cases that differ only in a group's sequence give different digests" bash -c "[[ -s '$work/digest2' && -s '$work/digest0' ]] && ! cmp -s '$work/digest2' '$work/digest0'"
+# trace-diff: the first event where they part is the land's operation, then exit 1.
+check "trace-diff of two different runs exits 1" run_status 1 trace-diff "$work/land2.jsonl" "$work/land0.jsonl"
+check "trace-diff names the land as the first event where the runs part" python3 -c "
+import json, sys
+out = open(sys.argv[1]).read().splitlines()
+a = json.loads(next(l for l in out if l.startswith('A ')).split(None, 2)[2])
+b = json.loads(next(l for l in out if l.startswith('B ')).split(None, 2)[2])
+assert a['event'] == b['event'] == 'operation' and a['op'] == b['op'] == 'land', (a, b)
+assert a['args'][1] == 2 and b['args'][1] == 0, (a, b)
+lines = open(sys.argv[2]).read().splitlines()
+index = int(out[0].split('event ')[1].split()[0])
+assert json.loads(lines[index]) == a, (index, a)
+assert all(l == m for l, m in zip(lines[:index], open(sys.argv[3]).read().splitlines()[:index]))
+" "$work/out" "$work/land2.jsonl" "$work/land0.jsonl"
+check "trace-diff of a trace and itself exits 0" run_status 0 trace-diff "$work/land2.jsonl" "$work/land2.jsonl"
+head -n 5 "$work/land2.jsonl" >"$work/short.jsonl"
+check "trace-diff of a trace and its start says where one ends" bash -c "'$moqsim' trace-diff '$work/short.jsonl' '$work/land2.jsonl' >'$work/short.out'; [[ \$? == 1 ]] && grep -q 'A ends here' '$work/short.out'"
+check "trace-diff of a missing trace is bad input" usage_error trace-diff "$work/land2.jsonl" "$work/gone.jsonl"
+
+# The text log: the same events as the JSON lines, in aligned columns.
+check "--trace - on a pipe writes JSON lines" bash -c "'$moqsim' replay '$work/land2.json' --trace - 2>/dev/null | cmp -s - '$work/land2.jsonl'"
+check "--trace-format text writes the same events in aligned columns" bash -c "'$moqsim' replay '$work/land2.json' --trace - --trace-format text 2>/dev/null >'$work/land2.txt' && python3 -c \"
+import json, sys
+text = open(sys.argv[1]).read().splitlines()
+events = [json.loads(line) for line in open(sys.argv[2])]
+header, rows = text[0], text[1:]
+assert len(rows) == len(events), (len(rows), len(events))
+task_at, event_at, details_at = header.index('task'), header.index('event'), header.index('details')
+for row, event in zip(rows, events):
+    # Every column starts where its header does: time and step right-aligned before it.
+    assert row[task_at - 2:task_at] == '  ' and row[task_at] != ' ', row
+    assert row[event_at:].split()[0] == event['event'] and row[event_at - 1] == ' ', row
+    assert row[task_at:event_at].strip() == event.get('task', '-'), row
+    assert int(row[:task_at].split()[1]) == event['step'], row
+land = [r for r, e in zip(rows, events) if e['event'] == 'operation' and e['op'] == 'land']
+assert land and 'land(A,2)' in land[0][details_at:], land
+taken = [r[details_at:] for r, e in zip(rows, events) if e['event'] == 'answer' and e['answer'] == 'item']
+assert any(t.startswith('group item sequence 2 source ') for t in taken), taken
+\" '$work/land2.txt' '$work/land2.jsonl'"
+check "--trace - on a terminal writes the text log" python3 -c "
+import os, pty, subprocess, sys
+main, terminal = pty.openpty()
+run = subprocess.run([sys.argv[1], 'replay', sys.argv[2], '--trace', '-'], stdout=terminal, stderr=subprocess.DEVNULL)
+os.close(terminal)
+out = b''
+while True:
+    try:
+        chunk = os.read(main, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+assert run.returncode == 0 and out.lstrip().startswith(b'time (s)'), out[:200]
+" "$moqsim" "$work/land2.json"
+check "--trace-format without --trace is bad input" usage_error replay "$work/land2.json" --trace-format text
+check "an unknown trace format is bad input" usage_error replay "$work/land2.json" --trace - --trace-format yaml
+
 # Shards split the (seed, case) pairs; merged, they add up to the whole sweep.
 for index in 0 1 2; do
     GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=$index "$moqsim" sweep --suite track --seeds 1-2 --cases 40 \
