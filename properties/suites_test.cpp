@@ -92,6 +92,7 @@ moq::properties::CaseOutcome poke_land_serve(std::uint64_t sequence) {
 
 std::vector<moq::sim::EventKind> kinds(const std::vector<moq::sim::TraceEntry>& entries) {
     std::vector<moq::sim::EventKind> found;
+    found.reserve(entries.size());
     for (const moq::sim::TraceEntry& entry : entries) found.push_back(entry.kind);
     return found;
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <new>
 #include <optional>
+#include <utility>
 
 #include "kio/poll.hpp"
 #include "kio/waiter.hpp"
@@ -37,7 +38,7 @@ using moq::sim::Task;
 // it, with a schedule point inside every poll (a preemption there is a pick too) and the
 // turn-taker yielding between turns. Returns the allocations made during run().
 std::uint64_t allocations_of_run(std::uint64_t rounds, Options options) {
-    Executor executor{options};
+    Executor executor{std::move(options)};
     int turn = 0;
     std::optional<moq::kio::Waker> parked[2];
     for (int me = 0; me < 2; ++me) {
