@@ -28,6 +28,7 @@ constexpr const char* usage_text =
     "          build) writes how often each suite evaluated each mutation site\n"
     "  replay  --suite NAME --seed N --case N [--mix M] [--strategy S] [--mutant NAME]   or   replay FILE.json\n"
     "          [--shrink] [--save corpus/NAME.json] [--trace FILE|-] [--trace-format text|jsonl]\n"
+    "          [--timeline FILE.html]\n"
     "          --trace -: the events on standard output, as text on a terminal (else JSON lines)\n"
     "  corpus  [FILE|FOLDER ...] [--mutant NAME]   replays every saved case (default: corpus/);\n"
     "          each must pass\n"

@@ -109,7 +109,8 @@ TraceDiffOptions parse_trace_diff_options(const std::vector<std::string>& argume
 
 ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
     const Flags flags(
-        arguments, {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "trace-format", "save"}, {"shrink"});
+        arguments, {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "trace-format", "save", "timeline"},
+        {"shrink"});
     ReplayOptions options;
     options.mutant = flags.value("mutant");
     options.trace_path = flags.value("trace");
@@ -119,6 +120,7 @@ ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
         options.trace_format = parse_trace_format(*format);
     }
     options.save_path = flags.value("save");
+    options.timeline_path = flags.value("timeline");
     options.shrink = flags.has("shrink");
     if (flags.positional().size() == 1) {
         if (flags.value("suite") || flags.value("seed") || flags.value("case") || flags.value("mix"))

@@ -53,6 +53,7 @@ struct ReplayOptions {
     std::optional<std::string> trace_path;  // `-`: standard output
     std::optional<TraceFormat> trace_format;
     std::optional<std::string> save_path;
+    std::optional<std::string> timeline_path;
     bool shrink = false;
 };
 ReplayOptions parse_replay_options(const std::vector<std::string>& arguments);

@@ -1,6 +1,7 @@
 // moqsim replay: one case, from (suite, seed, case) or a corpus file; the same digest as
 // in the sweep that found it. --shrink minimises it, --save keeps it in the corpus,
-// --trace writes the run's events (JSON lines, or the text log; `-`: standard output).
+// --trace writes the run's events (JSON lines, or the text log; `-`: standard output),
+// --timeline its picture (cli/timeline.hpp).
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "cli/shrink.hpp"
+#include "cli/timeline.hpp"
 #include "properties/suite.hpp"
 #include "sim/trace_text.hpp"
 
@@ -36,8 +38,16 @@ int replay(const Program&, const std::vector<std::string>& arguments) {
     const bool trace_to_stdout = options.trace_path == standard_output;
     if (options.trace_path && !trace_to_stdout) check_writable(*options.trace_path, "--trace");
     if (options.save_path) check_writable(*options.save_path, "--save");
-    if (options.trace_path && options.save_path)
-        check_different_files("--trace", *options.trace_path, "--save", *options.save_path);
+    if (options.timeline_path) check_writable(*options.timeline_path, "--timeline");
+    const std::pair<const char*, std::optional<std::string>> outputs[] = {
+        {"--trace", trace_to_stdout ? std::nullopt : options.trace_path},
+        {"--save", options.save_path},
+        {"--timeline", options.timeline_path}};
+    for (std::size_t first = 0; first < std::size(outputs); ++first)
+        for (std::size_t second = first + 1; second < std::size(outputs); ++second)
+            if (outputs[first].second && outputs[second].second)
+                check_different_files(outputs[first].first, *outputs[first].second, outputs[second].first,
+                                      *outputs[second].second);
 
     const properties::Suite* suite = nullptr;
     std::unique_ptr<properties::Case> chosen;
@@ -65,7 +75,8 @@ int replay(const Program&, const std::vector<std::string>& arguments) {
                                                    : " (" + std::string(properties::mix_name(options.mix)) + " mix)");
     }
     if (options.strategy) strategy = *options.strategy;
-    const properties::RunSettings settings{strategy, options.trace_path.has_value()};
+    const properties::RunSettings settings{strategy,
+                                           options.trace_path.has_value() || options.timeline_path.has_value()};
 
     properties::CaseOutcome outcome = chosen->run(settings);
     // With the trace on standard output, what replay says goes to standard error.
@@ -97,6 +108,20 @@ int replay(const Program&, const std::vector<std::string>& arguments) {
             write_atomically(*path, text);
             std::fprintf(report, "trace: %zu events written to %s\n", outcome.trace.size(), path->c_str());
         }
+    }
+    if (const auto& path = options.timeline_path) {
+        char digest[17];
+        std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(outcome.digest));
+        TimelineHeading heading{"moqsim replay: " + label, {}};
+        heading.facts = {{"strategy", std::string(sim::strategy_name(strategy))},
+                         {"mutant", options.mutant.value_or("none")},
+                         {"outcome", outcome.ok ? "passed" : "FAILED: " + outcome.message},
+                         {"digest", digest},
+                         {"steps", std::to_string(outcome.steps)},
+                         {"events", std::to_string(outcome.trace.size())},
+                         {"case", chosen->describe()}};
+        write_atomically(*path, render_timeline(sim::trace_json_lines(outcome.trace), heading));
+        std::fprintf(report, "timeline: %zu events drawn in %s\n", outcome.trace.size(), path->c_str());
     }
     if (const auto& path = options.save_path) {
         write_corpus_file(*path, *suite, *chosen, strategy, origin, outcome);
