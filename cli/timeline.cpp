@@ -694,10 +694,12 @@ std::string markup_escape(std::string_view text) {
             case '\n':
             case '\t': escaped += c; break;
             default:
-                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-                    char code[8];
-                    std::snprintf(code, sizeof code, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-                    escaped += code;
+                // A control character as its picture (U+2400 + code, U+2421 for DEL): visible,
+                // and never markup.
+                if (const auto code = static_cast<unsigned char>(c); code < 0x20 || code == 0x7f) {
+                    char reference[12];
+                    std::snprintf(reference, sizeof reference, "&#x%x;", code == 0x7f ? 0x2421u : 0x2400u + code);
+                    escaped += reference;
                 } else {
                     escaped += c;
                 }

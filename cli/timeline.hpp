@@ -38,7 +38,7 @@ std::string render_timeline(std::string_view json_lines, const TimelineHeading& 
                             std::size_t max_events = timeline_max_events);
 
 // `text` safe inside XML/HTML text and quoted attributes: & < > " ' as references,
-// control characters (but tab and newline) as \xNN.
+// control characters (but tab and newline) as their pictures (U+2401 for 0x01).
 std::string markup_escape(std::string_view text);
 
 }  // namespace moq::cli

@@ -41,6 +41,7 @@ FIXTURES = {
 }
 
 SWEEP = ["sweep", "--suite", "waiter", "--cases", "1"]
+REPLAY = ["replay", "--suite", "gate", "--seed", "1", "--case", "1"]
 SHARD_0 = {"a.json": {"fixture": "gate 0 of 2"}}
 
 
@@ -171,13 +172,10 @@ CASES = [
     {"name": "empty replay --trace", "args": ["replay", "--suite", "gate", "--seed", "1", "--case", "1", "--trace", ""],
      "mentions": ["--trace"]},
     {"name": "replay --timeline and --trace the same file",
-     "args": ["replay", "--suite", "gate", "--seed", "1", "--case", "1", "--trace", "t.html", "--timeline", "./t.html"],
-     "mentions": ["--trace", "--timeline", "same file"]},
-    {"name": "replay --timeline in a missing folder",
-     "args": ["replay", "--suite", "gate", "--seed", "1", "--case", "1", "--timeline", "pages/t.html"],
+     "args": REPLAY + ["--trace", "t.html", "--timeline", "./t.html"], "mentions": ["--trace", "--timeline", "same file"]},
+    {"name": "replay --timeline in a missing folder", "args": REPLAY + ["--timeline", "pages/t.html"],
      "mentions": ["--timeline", "'pages/t.html'"]},
-    {"name": "replay --timeline naming a folder",
-     "args": ["replay", "--suite", "gate", "--seed", "1", "--case", "1", "--timeline", "out"],
+    {"name": "replay --timeline naming a folder", "args": REPLAY + ["--timeline", "out"],
      "files": {"out": {"folder": True}}, "mentions": ["--timeline", "folder"]},
     # Saved cases: files that are missing, not JSON, or not a case this moqsim reads.
     {"name": "replay of a missing file", "args": ["replay", "gone.json"], "mentions": ["'gone.json'", "no such file"]},

@@ -114,7 +114,7 @@ TEST_CASE("text from the trace and the heading is escaped") {
           std::string::npos);
     CHECK(page.find("&lt;/svg&gt;&lt;b&gt;boom&lt;/b&gt;") != std::string::npos);
     CHECK(page.find("<dt>&lt;k&gt;</dt><dd>&lt;v&gt;</dd>") != std::string::npos);
-    CHECK(moq::cli::markup_escape(std::string("a\x01z\n", 4)) == "a\\x01z\n");
+    CHECK(moq::cli::markup_escape(std::string("a\x01\x1a\x7fz\n\0", 7)) == "a&#x2401;&#x241a;&#x2421;z\n&#x2400;");
 }
 
 TEST_CASE("the page loads nothing: no address, every url() a fragment of the page") {

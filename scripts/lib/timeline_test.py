@@ -25,6 +25,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import Browser, BrowserError  # noqa: E402
+from test_summary import run_and_exit  # noqa: E402
 
 # The resume suite with the reader's registration on the route switched off: it misses a
 # wake (docs/TESTING.md, "The timeline").
@@ -215,11 +216,7 @@ def main():
     except BrowserError as error:
         print(f"timeline: {error}", file=sys.stderr)
         sys.exit(2)
-    suite = unittest.defaultTestLoader.loadTestsFromTestCase(RealFailingCase)
-    result = unittest.TextTestRunner(stream=sys.stderr, verbosity=1).run(suite)
-    failed = len(result.failures) + len(result.errors)
-    print(f"timeline: {result.testsRun - failed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    run_and_exit("timeline", unittest.defaultTestLoader.loadTestsFromTestCase(RealFailingCase))
 
 
 if __name__ == "__main__":
