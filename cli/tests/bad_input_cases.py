@@ -49,7 +49,6 @@ SHARD_0 = {"a.json": {"fixture": "gate 0 of 2"}}
 TRACE = ('{"step":0,"time":0,"event":"seed","schema":2,"seed":1,"strategy":"random"}\n'
          '{"step":0,"time":0,"event":"end","outcome":"finished"}\n')
 TRACE_A = {"a.jsonl": {"text": TRACE}}
-REPLAY = ["replay", "--suite", "gate", "--seed", "1", "--case", "1"]
 
 
 def shard_1(**change):
