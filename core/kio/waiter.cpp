@@ -1,6 +1,7 @@
 #include "kio/waiter.hpp"
 
 #include <limits>
+#include <utility>
 
 #include "kio/core_lock.hpp"
 #include "kio/waiter_list.hpp"
@@ -79,7 +80,7 @@ void Identity::forget(std::uint64_t list_id) noexcept {
 
 }  // namespace detail
 
-Waiter::Waiter(const Waiter& other) : waker_(other.waker_), noop_(other.noop_) {
+Waiter::Waiter(const Waiter& other) : waker_(other.waker_), serial_(other.serial_), noop_(other.noop_) {
     if (noop_) return;
     detail::Identity& shared = other.identity();
     shared.retain_strong();
@@ -88,6 +89,7 @@ Waiter::Waiter(const Waiter& other) : waker_(other.waker_), noop_(other.noop_) {
 
 Waiter::Waiter(Waiter&& other) noexcept
     : waker_(std::move(other.waker_)),
+      serial_(std::exchange(other.serial_, 0)),
       identity_(other.identity_.exchange(nullptr, std::memory_order_acq_rel)),
       noop_(other.noop_) {}
 

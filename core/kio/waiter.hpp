@@ -15,6 +15,10 @@ class WaiterList;
 
 namespace detail {
 
+// Serials of waiters: one per waiter built from a waker, shared by its clones. 0 is
+// a waiter that holds no waker (moved from).
+inline std::atomic<std::uint64_t> next_waiter_serial{1};
+
 // How many (list id, epoch) records an identity keeps. The cap bounds memory, never
 // correctness: a poll that visits more lists falls back to a scan.
 inline constexpr int recorded_lists = 8;
@@ -68,7 +72,8 @@ private:
 
 class Waiter {
 public:
-    explicit Waiter(Waker waker) noexcept : waker_(std::move(waker)) {}
+    explicit Waiter(Waker waker) noexcept
+        : waker_(std::move(waker)), serial_(detail::next_waiter_serial.fetch_add(1, std::memory_order_relaxed)) {}
 
     // A waiter that registers nothing at all: no identity, no list slot.
     static Waiter noop() noexcept {
@@ -86,6 +91,10 @@ public:
     ~Waiter();
 
     [[nodiscard]] const Waker& waker() const noexcept { return waker_; }
+    // Equal serials mean one waiter and its clones, so the same waker: a cheaper test
+    // than will_wake for a poller that keeps its waiter (a Park does). Different serials
+    // say nothing.
+    [[nodiscard]] std::uint64_t serial() const noexcept { return serial_; }
     [[nodiscard]] bool is_noop() const noexcept { return noop_; }
     [[nodiscard]] bool has_identity() const noexcept { return identity_.load(std::memory_order_acquire) != nullptr; }
 
@@ -97,6 +106,7 @@ public:
 
 private:
     Waker waker_;
+    std::uint64_t serial_;
     mutable std::atomic<detail::Identity*> identity_{nullptr};
     bool noop_ = false;
 };

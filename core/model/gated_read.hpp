@@ -2,7 +2,6 @@
 // gate's lazy set-up, shared by every gated reader of the model.
 #pragma once
 
-#include <memory>
 #include <utility>
 
 #include "kio/waiter.hpp"
@@ -11,6 +10,12 @@
 
 namespace moq::model {
 
+// The key of a gate that serves one kind of walk: a group's frame reads, and each walk
+// order of a resume reader (one gate per order), so the idle path compares no key.
+struct OneWalk {
+    friend bool operator==(OneWalk, OneWalk) { return true; }
+};
+
 template <class K>
 class GatedRead {
 public:
@@ -18,14 +23,32 @@ public:
     // a row; the next walk runs through it and arms it. A read woken by its own input
     // each time never parks twice in a row, and never pays for a gate.
     explicit GatedRead(int parks_before_gate) : parks_before_gate_(parks_before_gate) {}
-    GatedRead(GatedRead&&) noexcept = default;
-    GatedRead& operator=(GatedRead&&) noexcept = default;
+    GatedRead(GatedRead&& other) noexcept
+        : gate_(std::exchange(other.gate_, nullptr)),
+          shared_(std::exchange(other.shared_, &detail::IdleShared::never_armed)),
+          parks_before_gate_(other.parks_before_gate_),
+          parks_in_a_row_(other.parks_in_a_row_),
+          counter_(other.counter_) {}
+    GatedRead& operator=(GatedRead&& other) noexcept {
+        if (this != &other) {
+            delete gate_;
+            gate_ = std::exchange(other.gate_, nullptr);
+            shared_ = std::exchange(other.shared_, &detail::IdleShared::never_armed);
+            parks_before_gate_ = other.parks_before_gate_;
+            parks_in_a_row_ = other.parks_in_a_row_;
+            counter_ = other.counter_;
+        }
+        return *this;
+    }
+    GatedRead(const GatedRead&) = delete;
+    GatedRead& operator=(const GatedRead&) = delete;
+    ~GatedRead() { delete gate_; }
 
     // The idle path: true (and counted) when the gate is parked for this task and key,
     // so the read answers Pending without walking. Inline, so a caller can check it
     // before calling into its out-of-line walk. `check` is a mutation switch.
     bool answer_parked(const kio::Waiter& waiter, const K& key, bool check) {
-        if (!gate_ || !check || !gate_->parked(waiter, key)) return false;
+        if (!check || !parked(waiter, key)) return false;
         ++counter_.idle_answers;
         return true;
     }
@@ -47,15 +70,19 @@ public:
         }
         if (!pending) {
             parks_in_a_row_ = 0;
-        } else if (++parks_in_a_row_ >= parks_before_gate_ && !gate_ && set_up) {
-            gate_ = std::make_unique<Idle<K>>();
+        } else if (++parks_in_a_row_ >= parks_before_gate_ && !had_gate && set_up) {
+            gate_ = new Idle<K>();
+            shared_ = &gate_->shared();
         }
         return answer;
     }
 
-    // True when a read by this task would answer Pending without walking.
+    // True when a read by this task would answer Pending without walking: Idle::parked,
+    // reading the gate's shared block through a pointer of its own, which before the
+    // set-up is a block never armed. So the idle path tests no pointer and loads one
+    // less, and a key with one value reads no gate at all.
     [[nodiscard]] bool parked(const kio::Waiter& waiter, const K& key) const {
-        return gate_ && gate_->parked(waiter, key);
+        return shared_->parked(waiter) && gate_->key() == key;
     }
     void disarm() {
         if (gate_) gate_->disarm();
@@ -65,7 +92,8 @@ public:
     [[nodiscard]] const WalkCounter& counter() const { return counter_; }
 
 private:
-    std::unique_ptr<Idle<K>> gate_;
+    Idle<K>* gate_ = nullptr;                                              // owned; set up lazily
+    const detail::IdleShared* shared_ = &detail::IdleShared::never_armed;  // gate_->shared() once set up
     int parks_before_gate_;
     int parks_in_a_row_ = 0;
     WalkCounter counter_;

@@ -223,7 +223,7 @@ GroupConsumer::GroupConsumer(const GroupConsumer& other)
 
 template <class T, class Walk>
 kio::Poll<Next<T>> GroupConsumer::gated(const kio::Waiter& waiter, Walk&& walk) {
-    return reads_.walk(waiter, Whole{}, MOQ_SITE("group.gate.setup", gate),
+    return reads_.walk(waiter, OneWalk{}, MOQ_SITE("group.gate.setup", gate),
                        [&](const kio::Waiter& through) -> kio::Poll<Next<T>> { return walk(through); });
 }
 

@@ -147,12 +147,9 @@ public:
     [[nodiscard]] bool gate_armed() const { return reads_.armed(); }
 
 private:
-    struct Whole {};  // the one kind of frame-read walk
-    friend bool operator==(Whole, Whole) { return true; }
-
     // The idle path of every gated read.
     bool idle(const kio::Waiter& waiter) {
-        return reads_.answer_parked(waiter, Whole{}, MOQ_SITE("group.gate.check", gate));
+        return reads_.answer_parked(waiter, OneWalk{}, MOQ_SITE("group.gate.check", gate));
     }
     kio::Poll<Next<Bytes>> read_frame_walk(const kio::Waiter& waiter);
     kio::Poll<Next<std::vector<Bytes>>> read_frames_walk(const kio::Waiter& waiter, std::size_t max);
@@ -191,7 +188,7 @@ private:
     std::optional<kio::Duration> last_budget_;           // the reader's budget at the last verdict
     std::shared_ptr<std::atomic<std::uint64_t>> bytes_;  // the meter, if any
     std::unique_ptr<Recover> recover_;
-    GatedRead<Whole> reads_{2};
+    GatedRead<OneWalk> reads_{2};  // one kind of frame-read walk
 };
 
 }  // namespace moq::model

@@ -22,11 +22,28 @@
 
 namespace moq::model {
 
+namespace detail {
+
+// A gate's state (IdleShared): the owner sets and clears `armed_bit`, a wake sets
+// `fired_bit`, and a walk's start clears both.
+inline constexpr std::uint8_t armed_bit = 1;
+inline constexpr std::uint8_t fired_bit = 2;
+// A value no gate's state takes.
+inline constexpr std::uint8_t never_parked = 0xFF;
+
+// The state of a gate that may answer without walking: armed with nothing fired while
+// gates are on, `never_parked` while they are off. The process switch is this value, so
+// the idle path's one compare of the gate's state reads it too.
+inline std::atomic<std::uint8_t> parked_state{armed_bit};
+
+}  // namespace detail
+
 // Every gate of the process on or off, for side-by-side measurements of what the gates
 // buy. On by default; off, every read walks in full.
-inline std::atomic<bool> gates_switch{true};
-inline void set_gates_enabled(bool enabled) { gates_switch.store(enabled, std::memory_order_relaxed); }
-inline bool gates_enabled() { return gates_switch.load(std::memory_order_relaxed); }
+inline void set_gates_enabled(bool enabled) {
+    detail::parked_state.store(enabled ? detail::armed_bit : detail::never_parked, std::memory_order_relaxed);
+}
+inline bool gates_enabled() { return detail::parked_state.load(std::memory_order_relaxed) == detail::armed_bit; }
 
 namespace detail {
 
@@ -40,14 +57,42 @@ public:
         return kio::Waker(&vtable, this);
     }
 
-    void record(const kio::Waker& task) {
-        kio::CoreLock lock(mutex_, kio::LockLevel::gate);
-        task_ = task;
+    // The owner's side (the task polling the gate's reader, one at a time). A walk's
+    // start records the task it runs for; the fire path reads it under the lock, the
+    // owner, its only writer, reads it without.
+    void start_walk(const kio::Waiter& waiter) {
+        if (!task_.will_wake(waiter.waker())) {
+            kio::CoreLock lock(mutex_, kio::LockLevel::gate);
+            task_ = waiter.waker();
+        }
+        // The serial stands for task_ from here on: its waiter's waker will wake it.
+        task_serial_ = waiter.serial();
+        clear();
     }
-    void clear_fired() { fired_.store(false, std::memory_order_release); }
-    [[nodiscard]] bool fired() const { return fired_.load(std::memory_order_acquire); }
+    // The idle path past the key: armed, nothing fired, gates on, and the recorded
+    // task, known by the serial of the waiter that walked last or else by will_wake.
+    [[nodiscard]] bool parked(const kio::Waiter& waiter) const {
+        if (!quiet()) return false;
+        if (!MOQ_SITE("idle.parked.will_wake", gate)) return true;
+        return waiter.serial() == task_serial_ || waiter.waker().will_wake(task_);
+    }
+
+    // The gate's state (armed_bit, fired_bit), one atomic byte for the idle path.
+    void clear() { state_.store(0, std::memory_order_release); }
+    void arm() { state_.fetch_or(armed_bit, std::memory_order_acq_rel); }
+    void disarm() { state_.fetch_and(static_cast<std::uint8_t>(~armed_bit), std::memory_order_acq_rel); }
+    // Armed, nothing fired, and gates on.
+    [[nodiscard]] bool quiet() const {
+        return state_.load(std::memory_order_acquire) == parked_state.load(std::memory_order_relaxed);
+    }
+    [[nodiscard]] bool armed() const { return (state_.load(std::memory_order_acquire) & armed_bit) != 0; }
+    [[nodiscard]] bool fired() const { return (state_.load(std::memory_order_acquire) & fired_bit) != 0; }
 
     static IdleShared* create() { return new IdleShared(); }
+    // A block no walk runs through and no input holds: never armed, never woken. A
+    // gated read points at it before its gate is set up, so its idle path tests no
+    // pointer.
+    static const IdleShared never_armed;
     void release() {
         if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
     }
@@ -72,7 +117,7 @@ private:
         if (!mark_first) mark_fired();
     }
     void mark_fired() {
-        if (MOQ_SITE("idle.fire.mark_fired", gate)) fired_.store(true, std::memory_order_release);
+        if (MOQ_SITE("idle.fire.mark_fired", gate)) state_.fetch_or(fired_bit, std::memory_order_acq_rel);
     }
 
     static void* clone_fn(void* data) {
@@ -84,10 +129,14 @@ private:
     static constexpr kio::WakerVtable vtable{&clone_fn, &wake_fn, &drop_fn};
 
     std::atomic<std::uint32_t> refs_{1};
-    std::atomic<bool> fired_{false};
+    std::atomic<std::uint8_t> state_{0};
+    std::uint64_t task_serial_ = 0;  // a waiter serial whose waker will wake task_
     std::mutex mutex_;
-    kio::Waker task_;
+    kio::Waker task_;  // written by the owner under the lock
 };
+
+// Constant-initialized: no guard on any path, and ready before any static reader.
+inline constinit const IdleShared IdleShared::never_armed{};
 
 }  // namespace detail
 
@@ -100,14 +149,10 @@ public:
     ~Idle() { shared_->release(); }
 
     // True when the read may answer Pending without walking: armed, nothing fired,
-    // the same kind of walk, and the same task that parked it.
+    // gates on, the same kind of walk, and the same task that parked it. Armed implies
+    // no walk runs (start clears the state).
     [[nodiscard]] bool parked(const kio::Waiter& waiter, const K& key) const {
-        if (!armed_ || !(key_ == key) || !gates_enabled()) return false;
-        // Armed only by a finished walk: the idle path's one extra compare.
-        MOQ_ASSERT(!walking_);
-        if (shared_->fired()) return false;
-        if (!MOQ_SITE("idle.parked.will_wake", gate)) return true;
-        return waiter.waker().will_wake(task_);
+        return key_ == key && shared_->parked(waiter);
     }
 
     // Begins a full walk for `waiter`'s task. Returns the waiter the walk registers
@@ -117,13 +162,8 @@ public:
         // task at a time.
         MOQ_ASSERT(!walking_);
         walking_ = true;
-        if (!task_.will_wake(waiter.waker())) {
-            task_ = waiter.waker();
-            shared_->record(task_);
-        }
         key_ = key;
-        armed_ = false;
-        shared_->clear_fired();
+        shared_->start_walk(waiter);
         return waiter_;
     }
 
@@ -131,22 +171,25 @@ public:
     void finish(bool pending) {
         MOQ_ASSERT(walking_);
         walking_ = false;
+        // The walk's start cleared the state; a fire since then stays in it, so an armed
+        // gate that fired during its walk still walks next time.
         const bool fired = MOQ_SITE("idle.finish.fired_during_walk", gate) && shared_->fired();
-        armed_ = pending && !fired;
+        if (pending && !fired) shared_->arm();
     }
 
     // The next read walks in full.
-    void disarm() { armed_ = false; }
+    void disarm() { shared_->disarm(); }
     [[nodiscard]] bool walking() const { return walking_; }
 
-    [[nodiscard]] bool armed() const { return armed_; }
+    [[nodiscard]] bool armed() const { return shared_->armed(); }
+    [[nodiscard]] const K& key() const { return key_; }
+    // The block the idle path reads (a GatedRead keeps a pointer to it).
+    [[nodiscard]] const detail::IdleShared& shared() const { return *shared_; }
 
 private:
     detail::IdleShared* shared_;
     kio::Waiter waiter_;
-    kio::Waker task_;
     K key_{};
-    bool armed_ = false;
     bool walking_ = false;  // between start and finish
 };
 

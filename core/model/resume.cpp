@@ -40,8 +40,12 @@ void ResumeReader::watch_held(const kio::Waiter& waiter) const {
 }
 
 kio::Poll<Next<const Peek*>> ResumeReader::peek_walk(const kio::Waiter& waiter, Walk walk) {
-    if (peeked_ && peeked_->walk == walk) return Next<const Peek*>(&peeked_->peek);
-    return reads_[index(walk)].walk(waiter, walk, MOQ_SITE("resume.gate.setup", gate),
+    if (peeked_ && peeked_->walk == walk) {
+        // The idle path checks no peek: the Ready walk that made it left the gate unarmed.
+        MOQ_ASSERT(!reads_[index(walk)].armed());
+        return Next<const Peek*>(&peeked_->peek);
+    }
+    return reads_[index(walk)].walk(waiter, OneWalk{}, MOQ_SITE("resume.gate.setup", gate),
                                     [&](const kio::Waiter& through) { return walk_once(through, walk); });
 }
 
@@ -394,7 +398,7 @@ void ResumeReader::raise_sequence_cursors(std::uint64_t floor) {
 }
 
 void ResumeReader::disarm_all() {
-    for (GatedRead<Walk>& read : reads_) read.disarm();
+    for (GatedRead<OneWalk>& read : reads_) read.disarm();
 }
 
 std::vector<CopyView> ResumeReader::copies() const {

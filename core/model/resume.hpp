@@ -52,10 +52,11 @@ public:
                  ResumeOptions options = {});
 
     // The next group of `walk` without handing it out.
+    // A peek in hand for `walk` came from a Ready walk, which left its gate unarmed, so
+    // the gate check alone decides the idle path.
     kio::Poll<Next<const Peek*>> poll_peek_group(const kio::Waiter& waiter, Walk walk) {
         if (peeked_) drop_aborted_peek();
-        if (!(peeked_ && peeked_->walk == walk) &&
-            reads_[index(walk)].answer_parked(waiter, walk, MOQ_SITE("resume.gate.check", gate)))
+        if (reads_[index(walk)].answer_parked(waiter, OneWalk{}, MOQ_SITE("resume.gate.check", gate)))
             return kio::Poll<Next<const Peek*>>::pending();
         return peek_walk(waiter, walk);
     }
@@ -69,7 +70,7 @@ public:
 
     // True when a peek of `walk` by this task would answer Pending without walking.
     [[nodiscard]] bool parked(const kio::Waiter& waiter, Walk walk) const {
-        return !(peeked_ && peeked_->walk == walk) && reads_[index(walk)].parked(waiter, walk);
+        return reads_[index(walk)].parked(waiter, OneWalk{});
     }
     [[nodiscard]] const WalkCounter& walk_counter(Walk walk) const { return reads_[index(walk)].counter(); }
     [[nodiscard]] bool gate_armed(Walk walk) const { return reads_[index(walk)].armed(); }
@@ -172,7 +173,8 @@ private:
     std::uint64_t range_start_ = 0;
     std::optional<std::uint64_t> range_end_;
     Preferences mirrored_;
-    std::array<GatedRead<Walk>, 2> reads_{GatedRead<Walk>(1), GatedRead<Walk>(1)};
+    // One gate per walk order, so the order is no key.
+    std::array<GatedRead<OneWalk>, 2> reads_{GatedRead<OneWalk>(1), GatedRead<OneWalk>(1)};
 };
 
 // The recover a resumed group carries: its route and the reader's preferences.

@@ -2,9 +2,11 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <variant>
 
 #include "kio/cell.hpp"
@@ -561,4 +563,52 @@ TEST_CASE("i10_with_the_gates_switched_off_every_read_walks") {
     moq::model::set_gates_enabled(true);
     CHECK_FALSE(parked_when_off);
     CHECK(gate.parked(waiter, 0));
+}
+
+TEST_CASE("i6_the_parked_task_is_known_by_its_waiter_or_by_will_wake") {
+    WakeCounter task;
+    WakeCounter other_task;
+    const Waiter walked{task.waker()};
+    Idle<int> gate;
+    static_cast<void>(gate.start(walked, 0));
+    gate.finish(true);
+    const Waiter clone = walked;  // NOLINT(performance-unnecessary-copy-initialization)
+    const Waiter same_task{task.waker()};
+    REQUIRE(same_task.serial() != walked.serial());
+    CHECK(gate.parked(walked, 0));
+    CHECK(gate.parked(clone, 0));
+    CHECK(gate.parked(same_task, 0));  // a new waiter of the same task: will_wake decides
+    CHECK_FALSE(gate.parked(Waiter{other_task.waker()}, 0));
+    // A walk by the new waiter keeps the task; the first waiter still parks by will_wake.
+    static_cast<void>(gate.start(same_task, 0));
+    gate.finish(true);
+    CHECK(gate.parked(walked, 0));
+    CHECK(gate.parked(same_task, 0));
+}
+
+TEST_CASE("i8_a_moved_gated_read_keeps_its_gate_and_leaves_none") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    moq::model::GatedRead<int> read{1};
+    auto pending = [](const Waiter&) { return moq::kio::Poll<int>::pending(); };
+    CHECK_FALSE(read.parked(waiter, 0));  // no gate yet: never parked
+    CHECK(read.walk(waiter, 0, true, pending).is_pending());
+    CHECK(read.walk(waiter, 0, true, pending).is_pending());
+    REQUIRE(read.parked(waiter, 0));
+    moq::model::GatedRead<int> moved{std::move(read)};
+    CHECK(moved.parked(waiter, 0));
+    CHECK(moved.has_gate());
+    CHECK_FALSE(read.has_gate());  // NOLINT(bugprone-use-after-move): it is left without one
+    CHECK_FALSE(read.parked(waiter, 0));
+    moq::model::GatedRead<int> assigned{1};
+    assigned = std::move(moved);
+    CHECK(assigned.answer_parked(waiter, 0, true));
+    CHECK_FALSE(moved.answer_parked(waiter, 0, true));  // NOLINT(bugprone-use-after-move)
+    // The one left without a gate sets up its own: the gates are never shared.
+    CHECK(moved.walk(waiter, 0, true, pending).is_pending());
+    CHECK(moved.walk(waiter, 0, true, pending).is_pending());
+    CHECK(moved.parked(waiter, 0));
+    moved.disarm();
+    CHECK_FALSE(moved.parked(waiter, 0));
+    CHECK(assigned.parked(waiter, 0));
 }

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "kio/waiter.hpp"
 #include "kio/waiter_list.hpp"
@@ -56,4 +58,20 @@ TEST_CASE("waiter_clone_shares_identity") {
     CHECK(list.live() == 0);
     list.wake();
     CHECK(counter.wakes() == 0);
+}
+
+TEST_CASE("a_waiter_serial_is_shared_by_its_clones_only") {
+    WakeCounter counter;
+    Waiter original{counter.waker()};
+    const Waiter clone = original;  // NOLINT(performance-unnecessary-copy-initialization)
+    const Waiter another{counter.waker()};
+    CHECK(clone.serial() == original.serial());
+    CHECK(another.serial() != original.serial());
+    CHECK(original.serial() != 0);
+    const std::uint64_t serial = original.serial();
+    const Waiter moved{std::move(original)};
+    CHECK(moved.serial() == serial);
+    // Moved from, it holds no waker, and no serial of one.
+    CHECK(original.serial() == 0);  // NOLINT(bugprone-use-after-move)
+    CHECK(original.waker().is_noop());
 }
