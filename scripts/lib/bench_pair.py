@@ -146,8 +146,10 @@ def idle_rows(base_idle, head_idle):
     rows = []
     for which, tracks, gates in keys:
         values = [None if runs is None else runs.get((which, tracks, gates)) for runs in (base_idle, head_idle)]
-        rows.append(row("idle_export", f"{which}, {tracks} track{'s' if tracks != 1 else ''}, gates {gates}", "instructions per poll",
-                        "instructions", *values))
+        # An active round is one pass that reads a frame from every track.
+        metric = "instructions per poll" if which == "idle" else "instructions per round"
+        name = f"{which}, {tracks} track{'s' if tracks != 1 else ''}, gates {gates}"
+        rows.append(row("idle_export", name, metric, "instructions", *values))
     if base_idle is None and head_idle is None:
         rows.append(row("idle_export", "every case", "instructions per poll", "instructions", None, None))
     return rows
@@ -249,13 +251,13 @@ def svg(meta, rows):
     parts = []
     y = 30
     parts.append(f'<text x="10" y="{y}" class="title">Two revisions, per case: base against head</text>')
+    parts.append(f'<text x="{WIDTH - 10}" y="{y}" text-anchor="end" class="value">×: head / base</text>')
     y += 24
     for offset, revision in enumerate(REVISIONS):
         x = 10 + offset * 470
         parts.append(f'<rect class="legend {revision}" x="{x}" y="{y - 11}" width="14" height="12" '
                      f'fill="{COLOURS[revision]}"/>')
         parts.append(f'<text x="{x + 20}" y="{y}">{revision}: {escape(revision_text(meta, revision))}</text>')
-    parts.append(f'<text x="{WIDTH - 10}" y="{y}" text-anchor="end" class="value">×: head / base</text>')
     y += 16
     for title, entries in panels(rows):
         y += 22

@@ -21,6 +21,7 @@ ROOT = os.path.abspath(os.path.join(LIB, "..", ".."))
 sys.path.insert(0, LIB)
 import bench_pair  # noqa: E402
 from report_index import index_page  # noqa: E402
+from test_run import run_and_exit  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 BASE_SHA = "50cd551" + "0" * 33
@@ -83,8 +84,10 @@ class Fixture:
             f"{WAKES}/workers=1": ("wakes", [(22.0, 44.0), (24.0, 48.0)]),
             f"{WAKES}/workers=16": ("wakes", [(44.0, 88.0), (48.0, 96.0)])})))
         if base_idle:
-            self.write("idle-base.txt", idle_lines({("idle", 1, "on"): 100.0, ("idle", 16, "on"): 992.0}))
-        self.write("idle-head.txt", idle_lines({("idle", 1, "on"): 90.0, ("idle", 16, "on"): 1240.0}))
+            self.write("idle-base.txt", idle_lines({("idle", 1, "on"): 100.0, ("idle", 16, "on"): 992.0,
+                                                    ("active", 16, "on"): 2150.0}))
+        self.write("idle-head.txt", idle_lines({("idle", 1, "on"): 90.0, ("idle", 16, "on"): 1240.0,
+                                                ("active", 16, "on"): 2150.0}))
 
     def write(self, name, text):
         with open(os.path.join(self.folder, name), "w", encoding="utf-8") as handle:
@@ -133,6 +136,8 @@ class ReportTest(unittest.TestCase):
         self.assertAlmostEqual(scaling["ratio"], 2.143 / 2.818, places=4)
         idle = cases[("idle, 16 tracks, gates on", "instructions per poll")]
         self.assertEqual((idle["base"], idle["head"], idle["ratio"]), (992.0, 1240.0, 1.25))
+        active = cases[("active, 16 tracks, gates on", "instructions per round")]
+        self.assertEqual((active["base"], active["head"], active["ratio"]), (2150.0, 2150.0, 1.0))
         self.assertEqual((data["base"]["sha"], data["head"]["sha"]), (BASE_SHA, HEAD_SHA))
         self.assertEqual(data["rounds"], 2)
 
@@ -187,7 +192,7 @@ class ReportTest(unittest.TestCase):
         for name in ("bench.md", "bench.json", "bench.svg"):
             self.assertIn(f'href="{name}"', page)
         # Paired: the 7 session_fanout_threads figures and none of the rest (base lacks them).
-        self.assertIn(f"base {BASE_SHA[:12]} against head {HEAD_SHA[:12]}: 7 of 16 figures paired", page)
+        self.assertIn(f"base {BASE_SHA[:12]} against head {HEAD_SHA[:12]}: 7 of 17 figures paired", page)
 
     def test_a_bad_input_leaves_the_previous_reports_whole(self):
         os.makedirs(self.reports)
@@ -258,13 +263,5 @@ class UsageTest(unittest.TestCase):
         self.assert_refused(self.bench("--base", "HEAD", "--rounds", "0"), "--rounds takes a number")
 
 
-def main():
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-    result = unittest.TextTestRunner(stream=sys.stderr, verbosity=1).run(suite)
-    failed = len(result.failures) + len(result.errors)
-    print(f"bench: {result.testsRun - failed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
-    main()
+    run_and_exit("bench", sys.modules[__name__])
