@@ -121,8 +121,10 @@ TEST_CASE("consumer_churn_on_threads_never_loses_the_last_drop_wake") {
         std::vector<std::thread> threads;
         bool unused = false;
         bool timed_out = false;
+        // Outside the waiting thread, as in the test above: the last drop's wake may still
+        // be signalling the blocker after the waiter saw it and returned.
+        Blocker blocker;
         threads.emplace_back([&] {
-            Blocker blocker;
             Park park;
             for (;;) {
                 auto answer = producer.poll_unused(park.hold(blocker.waker()));

@@ -51,7 +51,7 @@ from site_location import site_location  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FAILED_CASE = re.compile(r"^TEST CASE:\s+(.+?)\s*$")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-SUITES = ["waiter", "gate", "group", "track", "resume"]
+SUITES = ["waiter", "gate", "group", "track", "resume", "fanout"]
 DETECTED = ("Killed", "Timeout")
 # The child processes run whole: this run's own shard and mutant settings stay here.
 PRIVATE_VARIABLES = ("MOQ_MUTANT", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS",

@@ -62,8 +62,13 @@ def sweep_summary(sweep):
     return f"{passed} passed, {failed} failed ({names}; seeds {seeds[0]}-{seeds[1]}, strategy {sweep['strategy']})"
 
 
-def bench_summary(rows):
-    on = {row["tracks"]: row["instructions_per_poll"] for row in rows
+def bench_summary(report):
+    if isinstance(report, dict):  # scripts/bench --base: two revisions paired
+        cases = report["cases"]
+        paired = sum(1 for case in cases if case["ratio"] is not None)
+        return (f"base {report['base']['sha'][:12]} against head {report['head']['sha'][:12]}: "
+                f"{paired} of {len(cases)} figures paired")
+    on = {row["tracks"]: row["instructions_per_poll"] for row in report
           if row["case"] == "idle" and row["gates"] == "on"}
     return f"a gated idle poll of 16 tracks: {on[16]:,.1f} instructions"
 
@@ -87,8 +92,10 @@ REPORTS = [
      [("coverage/index.html", "report (HTML)", None), ("coverage/summary.json", "totals", None),
       ("coverage/coverage.json", "per line and branch", None)],
      ("coverage/summary.json", coverage_summary)),
-    ("Idle-export benchmark", "instructions per poll of an export task, idle gates on and off",
-     "scripts/bench", [("bench.md", "table", None), ("bench.json", "rows", None)],
+    ("Benchmarks", "instructions per poll of an export task, idle gates on and off; or, with "
+     "--base REV, two revisions' fanout and idle-export figures side by side",
+     "scripts/bench", [("bench.md", "table", None), ("bench.json", "rows", None),
+                       ("bench.svg", "chart of both revisions per case", "scripts/bench --base REV")],
      ("bench.json", bench_summary)),
     ("Simulator throughput", "fiber switches and simulated polls per second", "scripts/bench --sim",
      [("sim.md", "table", None), ("sim.json", "rows", None)], None),

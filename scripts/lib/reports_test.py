@@ -24,7 +24,7 @@ from report_html import bundle_page  # noqa: E402
 from report_index import index_page  # noqa: E402
 from site_coverage import check_site_hits, sites_markdown, unreached  # noqa: E402
 from site_location import site_location  # noqa: E402
-from test_summary import run_and_exit  # noqa: E402
+from test_run import run_and_exit  # noqa: E402
 
 VIEWER = None  # the viewer's bundle, from the command line
 SITE_NAME = re.compile(r'MOQ_SITE(?:_EXPLAINED)?\("([^"]+)"')
@@ -275,7 +275,7 @@ def main():
         print("usage: reports_test.py VIEWER_JS (the viewer's browser bundle)", file=sys.stderr)
         sys.exit(2)
     VIEWER = sys.argv[1]
-    run_and_exit("reports", unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__]))
+    run_and_exit("reports", sys.modules[__name__])
 
 
 if __name__ == "__main__":

@@ -12,6 +12,9 @@ MOQ_PACKAGES=(
     librapidcheck-dev doctest-dev nlohmann-json3-dev libboost-context-dev libxxhash-dev
     # The runtime's thread pool (Boost.Asio) and the fanout bench (Google Benchmark).
     libboost-dev libbenchmark-dev
+    # scripts/bench --base pairs the fanout runs with Google Benchmark's compare.py, which
+    # needs Debian's python3 with scipy.
+    libbenchmark-tools python3-scipy python3-numpy
     gcovr valgrind python3
     nodejs npm chromium
     # scripts/mutate's generator (scripts/lib/mutagen.py) parses the core with libclang.
@@ -153,12 +156,13 @@ moq_count_output() {
 
 # moq_build_quietly DIR [TARGET...]: builds like moq_build, printing the build's output
 # only when it fails (so a long script stays readable and a failure still says why).
+# MOQ_BUILD_JOBS, if set, caps ninja's parallel jobs (a machine shared with other work).
 moq_build_quietly() {
     local dir log
     dir=$(moq_dir "$1")
     shift
     log=$(mktemp)
-    if ! ninja -C "$dir" "$@" >"$log" 2>&1; then
+    if ! ninja -C "$dir" ${MOQ_BUILD_JOBS:+-j "$MOQ_BUILD_JOBS"} "$@" >"$log" 2>&1; then
         cat "$log" >&2
         rm -f "$log"
         echo "moqsim: the build in $dir failed" >&2

@@ -25,7 +25,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import Browser, BrowserError  # noqa: E402
-from test_summary import run_and_exit  # noqa: E402
+from test_run import run_and_exit  # noqa: E402
 
 # The resume suite with the reader's registration on the route switched off: it misses a
 # wake (docs/TESTING.md, "The timeline").
