@@ -1,9 +1,8 @@
 """Running a script's unittest cases the way scripts/check counts them.
 
 run_and_exit(name, tests) runs every test case of tests, a module or a unittest suite
-(progress on stderr), prints
-"NAME: N passed, M failed" (the closing line scripts/check reads) and exits 1 if any
-failed, else 0.
+(progress on stderr), prints "NAME: N passed, M failed" (the closing line scripts/check
+reads) and exits 1 if any failed, else 0.
 """
 
 import sys
