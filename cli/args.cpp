@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <tuple>
 
 namespace moq::cli {
@@ -36,6 +35,25 @@ sim::StrategyKind parse_strategy_name(std::string_view text) {
 properties::Mix parse_mix_name(std::string_view text) {
     if (auto mix = properties::parse_mix(text)) return *mix;
     throw UsageError("unknown mix '" + std::string(text) + "' (fixed or swarm)");
+}
+
+std::uint64_t parse_duration(std::string_view text, std::string_view what) {
+    const auto refuse = [&] {
+        return UsageError(std::string(what) + " takes a whole number of seconds, minutes or hours up to " +
+                          std::to_string(max_duration_seconds / 3600) + "h (90s, 10m, 2h), not '" + std::string(text) +
+                          "'");
+    };
+    if (text.empty()) throw refuse();
+    std::uint64_t unit = 0;
+    switch (text.back()) {
+        case 's': unit = 1; break;
+        case 'm': unit = 60; break;
+        case 'h': unit = 3600; break;
+        default: throw refuse();
+    }
+    const auto number = sim::parse_whole_number(text.substr(0, text.size() - 1));
+    if (!number || *number == 0 || *number > max_duration_seconds / unit) throw refuse();
+    return *number * unit;
 }
 
 Flags::Flags(const std::vector<std::string>& arguments, const std::vector<std::string_view>& with_value,
@@ -96,50 +114,6 @@ std::optional<std::string> environment(const char* name) {
 
 Environment process_environment() {
     return [](const std::string& name) { return environment(name.c_str()); };
-}
-
-namespace {
-
-// One pair of shard variables, if its total is set.
-std::optional<Shard> shard_from(const Environment& variables, const char* total_name, const char* index_name) {
-    const auto total = variables(total_name);
-    const auto index = variables(index_name);
-    if (!total) {
-        if (index) throw UsageError(std::string(index_name) + " is set but " + total_name + " is not");
-        return std::nullopt;
-    }
-    Shard shard;
-    shard.total = parse_count(*total, total_name, max_shards);
-    if (shard.total == 0) throw UsageError(std::string(total_name) + " must be at least 1, not '" + *total + "'");
-    if (!index) throw UsageError(std::string(total_name) + " is set but " + index_name + " is not");
-    shard.index = parse_count(*index, index_name, UINT64_MAX);
-    if (shard.index >= shard.total)
-        throw UsageError(std::string(index_name) + " " + *index + " is out of range: " + total_name + " is " + *total +
-                         " (indices 0 to " + std::to_string(shard.total - 1) + ")");
-    return shard;
-}
-
-}  // namespace
-
-Shard shard_from_environment(const Environment& variables) {
-    const std::optional<Shard> gtest = shard_from(variables, "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX");
-    const std::optional<Shard> test = shard_from(variables, "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX");
-    if (gtest && test && (gtest->index != test->index || gtest->total != test->total))
-        throw UsageError("GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS say shard " + std::to_string(gtest->index) + " of " +
-                         std::to_string(gtest->total) + " but TEST_SHARD_INDEX/TEST_TOTAL_SHARDS say " +
-                         std::to_string(test->index) + " of " + std::to_string(test->total));
-    if (gtest) return *gtest;
-    if (test) return *test;
-    return Shard{};
-}
-
-std::uint64_t shard_share(std::uint64_t pairs, const Shard& shard) {
-    return pairs / shard.total + (shard.index < pairs % shard.total ? 1 : 0);
-}
-
-void acknowledge_shard() {
-    for (const char* status : {"GTEST_SHARD_STATUS_FILE", "TEST_SHARD_STATUS_FILE"})
-        if (const auto path = environment(status)) std::ofstream(*path).flush();
 }
 
 }  // namespace moq::cli

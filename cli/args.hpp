@@ -30,6 +30,11 @@ std::uint64_t parse_count(std::string_view text, std::string_view what, std::uin
 sim::StrategyKind parse_strategy_name(std::string_view text);
 // --mix: fixed or swarm (properties/swarm.hpp).
 properties::Mix parse_mix_name(std::string_view text);
+// The longest --duration: 30 days.
+inline constexpr std::uint64_t max_duration_seconds = 30 * 24 * 3600;
+// "90s", "10m" or "2h" in seconds: a whole number from 1 with its unit, at most
+// max_duration_seconds.
+std::uint64_t parse_duration(std::string_view text, std::string_view what);
 
 // Flags of one command: `--name value` and bare `--name` switches, plus positionals.
 class Flags {
@@ -59,25 +64,8 @@ std::optional<std::string> environment(const char* name);
 using Environment = std::function<std::optional<std::string>(const std::string& name)>;
 Environment process_environment();
 
-// The most shards one sweep is split into (the environment's GTEST_TOTAL_SHARDS, and a
-// sweep result's shard.total that merge reads): merge keeps a flag a shard.
-inline constexpr std::uint64_t max_shards = 1000000;
 // The most cases a sweep runs for one suite and seed (--cases, MOQ_<SUITE>_CASES, and a
 // sweep result's "cases").
 inline constexpr std::uint64_t max_cases = 100000000;
-
-// The shard of this process: GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX, or the TEST_ ones.
-// Both pairs set to different values, or an index without its total, is refused.
-struct Shard {
-    std::uint64_t index = 0;
-    std::uint64_t total = 1;
-};
-Shard shard_from_environment(const Environment& variables);
-// How many of a sweep's `pairs` (seed, case) pairs are `shard`'s: every total-th one from
-// its index.
-std::uint64_t shard_share(std::uint64_t pairs, const Shard& shard);
-// Tells the CI runner this program understood sharding (touches its status file). Called
-// once the input is known to be good.
-void acknowledge_shard();
 
 }  // namespace moq::cli

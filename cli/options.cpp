@@ -44,34 +44,61 @@ void refuse_positional(const Flags& flags, std::string_view command) {
         throw UsageError(std::string(command) + " takes no argument '" + flags.positional().front() + "'");
 }
 
+// What a timed sweep cannot be combined with.
+void check_timed_options(const SweepOptions& options, const Flags& flags) {
+    const char* const timed = options.resume_path ? "--resume" : "--duration";
+    if (options.resume_path && flags.value("seeds"))
+        throw UsageError("--resume continues from its file's next seed: drop --seeds");
+    if (options.keep_going) throw UsageError(std::string(timed) + " stops at the first failure: drop --keep-going");
+    if (options.site_hits_path) throw UsageError(std::string(timed) + " does not count site hits: drop --site-hits");
+    if (options.shard.total > 1)
+        throw UsageError(std::string(timed) +
+                         " runs seeds until its time is up, which shards would each stop at a different seed: "
+                         "shard a fixed seed range instead (shard " +
+                         std::to_string(options.shard.index) + " of " + std::to_string(options.shard.total) +
+                         " is set)");
+}
+
 }  // namespace
 
 SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, const Environment& variables) {
-    const Flags flags(arguments, {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits"},
-                      {"keep-going", "shrink"});
+    const Flags flags(
+        arguments, {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits", "duration", "resume"},
+        {"keep-going", "shrink"});
     refuse_positional(flags, "sweep");
     SweepOptions options;
+    options.resume_path = flags.value("resume");
+    if (auto text = flags.value("duration")) options.duration_seconds = parse_duration(*text, "--duration");
+    // A resumed sweep's seeds and counts are its file's: the environment's defaults do not apply.
+    const Environment defaults =
+        options.resume_path ? Environment([](const std::string&) { return std::optional<std::string>(); }) : variables;
+    for (const char* setting : {"suite", "cases", "strategy", "mix", "mutant"})
+        if (flags.value(setting)) options.named.emplace_back(setting);
     options.suites = chosen_suites(flags.value("suite").value_or("all"));
     if (auto text = flags.value("seeds")) {
         options.seeds = parse_seed_range(*text, "--seeds");
-    } else if (auto variable = variables("MOQ_SEED")) {
+    } else if (auto variable = defaults("MOQ_SEED")) {
         options.seeds = parse_seed_range(*variable, "MOQ_SEED");
+    } else if (options.duration_seconds) {
+        options.seeds = SeedRange{1, sim::max_seed_range};
     }
     options.strategy = parse_strategy_name(flags.value("strategy").value_or("random"));
     options.mix =
         parse_mix_name(flags.value("mix").value_or(std::string(properties::mix_name(properties::sweep_default_mix))));
     options.mutant = flags.value("mutant");
     options.json_path = flags.value("json");
+    if (!options.json_path) options.json_path = options.resume_path;
     options.site_hits_path = flags.value("site-hits");
     options.shard = shard_from_environment(variables);
     options.keep_going = flags.has("keep-going");
     options.shrink = flags.has("shrink");
+    if (options.duration_seconds || options.resume_path) check_timed_options(options, flags);
     const std::optional<std::string> cases = flags.value("cases");
     for (const properties::Suite* suite : options.suites) {
         std::uint64_t count = suite->default_cases();
         if (cases) {
             count = parse_case_count(*cases, "--cases");
-        } else if (auto variable = variables(cases_variable(suite->name()))) {
+        } else if (auto variable = defaults(cases_variable(suite->name()))) {
             count = parse_case_count(*variable, cases_variable(suite->name()));
         }
         options.cases.push_back(count);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/args.hpp"
+#include "cli/shard.hpp"
 #include "properties/suite.hpp"
 
 namespace moq::cli {
@@ -28,8 +29,19 @@ struct SweepOptions {
     Shard shard;
     bool keep_going = false;
     bool shrink = false;
+    // A timed sweep (--duration, or --resume): seed after seed from seeds.first, every
+    // suite's cases for each, until this much wall time has passed, the first failure, or
+    // seeds.last. Without a seed range it may go on to max_seed_range seeds from 1.
+    std::optional<std::uint64_t> duration_seconds;
+    // --resume FILE: a timed sweep's result to continue (resume_options in
+    // cli/timed_sweep.hpp reads it); the result goes back to FILE unless --json names another.
+    std::optional<std::string> resume_path;
+    // The settings the command line named (suite, cases, strategy, mix, mutant): with
+    // --resume each must agree with the file's.
+    std::vector<std::string> named;
 };
 // --seeds or MOQ_SEED, --cases or MOQ_<SUITE>_CASES, and the shard from `variables`.
+// With --resume the environment's seeds and case counts are not read.
 SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, const Environment& variables);
 // What a sweep result (and a site-hits file) records of the options: seeds, strategy,
 // mix, mutant and shard.

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -112,6 +113,19 @@ void write_atomically(const std::string& path, std::string_view text) {
     if (::rename(temporary.c_str(), target.c_str()) != 0) fail("renaming its temporary file");
 }
 
+namespace {
+
+// "#########....................." for a fraction of the way.
+std::string bar(double fraction) {
+    constexpr int width = 30;
+    const int filled = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * width);
+    std::string text(static_cast<std::size_t>(filled), '#');
+    text.append(static_cast<std::size_t>(width - filled), '.');
+    return text;
+}
+
+}  // namespace
+
 Progress::Progress(std::string label, std::uint64_t total)
     : label_(std::move(label)),
       total_(total),
@@ -153,12 +167,54 @@ void Progress::draw(std::uint64_t done, bool line) {
                      rate);
         return;
     }
-    constexpr int width = 30;
-    const int filled = static_cast<int>(fraction * width);
-    std::string bar(static_cast<std::size_t>(filled), '#');
-    bar.append(static_cast<std::size_t>(width - filled), '.');
-    std::fprintf(stderr, "\r%s [%s] %llu/%llu %.0f cases/s, %.0f s left  ", label_.c_str(), bar.c_str(),
+    std::fprintf(stderr, "\r%s [%s] %llu/%llu %.0f cases/s, %.0f s left  ", label_.c_str(), bar(fraction).c_str(),
                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), rate, left);
+    std::fflush(stderr);
+}
+
+TimedProgress::TimedProgress(std::uint64_t seconds)
+    : seconds_(static_cast<double>(seconds)),
+      terminal_(::isatty(STDERR_FILENO) == 1),
+      started_(std::chrono::steady_clock::now()),
+      last_draw_(started_) {}
+
+void TimedProgress::advance(std::uint64_t seed, std::uint64_t cases) {
+    seed_ = seed;
+    cases_ = cases;
+    const auto now = std::chrono::steady_clock::now();
+    if (terminal_) {
+        if (now - last_draw_ >= std::chrono::milliseconds(100)) {
+            last_draw_ = now;
+            draw(seed, cases, false);
+        }
+        return;
+    }
+    const int tenths = static_cast<int>(std::chrono::duration<double>(now - started_).count() * 10 / seconds_);
+    if (tenths > tenths_reported_ && tenths < 10) {
+        tenths_reported_ = tenths;
+        draw(seed, cases, true);
+    }
+}
+
+void TimedProgress::finish() {
+    if (terminal_) {
+        draw(seed_, cases_, false);
+        std::fputc('\n', stderr);
+    }
+}
+
+void TimedProgress::draw(std::uint64_t seed, std::uint64_t cases, bool line) {
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    const double rate = spent > 0 ? static_cast<double>(cases) / spent : 0.0;
+    if (line) {
+        std::fprintf(stderr, "sweep: seed %llu, %llu cases (%.0f%% of the time), %.0f cases/s\n",
+                     static_cast<unsigned long long>(seed), static_cast<unsigned long long>(cases),
+                     spent * 100 / seconds_, rate);
+        return;
+    }
+    std::fprintf(stderr, "\rsweep [%s] seed %llu, %llu cases, %.0f cases/s, %.0f s left  ",
+                 bar(spent / seconds_).c_str(), static_cast<unsigned long long>(seed),
+                 static_cast<unsigned long long>(cases), rate, std::max(0.0, seconds_ - spent));
     std::fflush(stderr);
 }
 

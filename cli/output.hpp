@@ -46,4 +46,25 @@ private:
     std::uint64_t last_reported_ = 0;
 };
 
+// The progress of a timed sweep (`moqsim sweep --duration`): on a terminal a bar of the
+// time spent, the seed, the cases run and their rate; otherwise a line at every tenth of
+// the time.
+class TimedProgress {
+public:
+    explicit TimedProgress(std::uint64_t seconds);
+    void advance(std::uint64_t seed, std::uint64_t cases);
+    void finish();
+
+private:
+    void draw(std::uint64_t seed, std::uint64_t cases, bool line);
+
+    double seconds_;
+    bool terminal_;
+    std::chrono::steady_clock::time_point started_;
+    std::chrono::steady_clock::time_point last_draw_;
+    int tenths_reported_ = 0;
+    std::uint64_t seed_ = 0;
+    std::uint64_t cases_ = 0;
+};
+
 }  // namespace moq::cli

@@ -1,4 +1,5 @@
-// moqsim sweep: every case of every chosen suite for every seed, on this shard.
+// moqsim sweep: every case of every chosen suite for every seed, on this shard; or, timed
+// (--duration, --resume), seed after seed until the time is up.
 #include <chrono>
 #include <cstdio>
 
@@ -11,6 +12,7 @@
 #include "cli/shrink.hpp"
 #include "cli/site_hits.hpp"
 #include "cli/sweep_result.hpp"
+#include "cli/timed_sweep.hpp"
 #include "properties/suite.hpp"
 #include "util/mutation.hpp"
 
@@ -33,25 +35,166 @@ std::string replay_command(const Program& program, std::string_view suite, std::
     return command;
 }
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point started) {
+    return std::chrono::duration<double>(Clock::now() - started).count();
+}
+
+// What one suite's cases added up to in this run.
+struct SuiteTally {
+    std::uint64_t run = 0;
+    std::uint64_t failed = 0;
+    std::uint64_t digest = 0;  // the sum of the cases' fingerprints
+    double seconds = 0;
+    nlohmann::json failures = nlohmann::json::array();
+
+    // Runs one case and counts it; its failure (printed, with its replay command) if it failed.
+    bool run_case(const Program& program, const SweepOptions& options, const properties::Suite& suite,
+                  std::uint64_t seed, std::uint64_t index);
+    [[nodiscard]] nlohmann::json result(const properties::Suite& suite, std::uint64_t cases) const {
+        return sweep_suite_result(suite.name(), cases, run, failed, seconds, digest, failures);
+    }
+};
+
+bool SuiteTally::run_case(const Program& program, const SweepOptions& options, const properties::Suite& suite,
+                          std::uint64_t seed, std::uint64_t index) {
+    const properties::RunSettings settings{options.strategy, false};
+    const auto generated = suite.generate(seed, index, options.mix);
+    const properties::CaseOutcome outcome = generated->run(settings);
+    ++run;
+    digest += case_fingerprint(seed, index, outcome.ok, outcome.digest);
+    if (outcome.ok) return true;
+    ++failed;
+    const std::string command =
+        replay_command(program, suite.name(), seed, index, options.strategy, options.mix, options.mutant);
+    std::printf("\n%s: seed %llu case %llu FAILED: %s\n  case: %s\n  replay: %s\n", std::string(suite.name()).c_str(),
+                static_cast<unsigned long long>(seed), static_cast<unsigned long long>(index), outcome.message.c_str(),
+                generated->describe().c_str(), command.c_str());
+    // cases_run: how many cases of this suite this sweep ran up to and including this one.
+    nlohmann::json failure = {{"seed", seed},
+                              {"case", index},
+                              {"cases_run", run},
+                              {"message", outcome.message},
+                              {"digest", outcome.digest},
+                              {"replay", command}};
+    if (options.shrink) {
+        const Shrunk shrunk = shrink(*generated, settings);
+        std::printf("  shrunk in %zu steps: %s\n  which fails: %s\n", shrunk.steps, shrunk.smallest->describe().c_str(),
+                    shrunk.outcome.message.c_str());
+        failure["shrunk"] = shrunk.smallest->to_json();
+    } else {
+        std::printf("  (add --shrink to the replay to minimise it, --save corpus/NAME.json to keep it)\n");
+    }
+    std::fflush(stdout);
+    failures.push_back(std::move(failure));
+    return false;
+}
+
+void print_suite_result(const nlohmann::json& result) {
+    std::printf("%s: %llu passed, %llu failed (%llu cases, %.2f s, %.0f cases/s)\n",
+                result["suite"].get<std::string>().c_str(),
+                static_cast<unsigned long long>(result["passed"].get<std::uint64_t>()),
+                static_cast<unsigned long long>(result["failed"].get<std::uint64_t>()),
+                static_cast<unsigned long long>(result["run"].get<std::uint64_t>()), result["seconds"].get<double>(),
+                result["cases_per_second"].get<double>());
+    std::fflush(stdout);
+}
+
+std::string settings_line(const SweepOptions& options) {
+    return std::string("strategy ") + std::string(sim::strategy_name(options.strategy)) + ", " +
+           std::string(properties::mix_name(options.mix)) + " mix" +
+           (options.mutant ? ", mutant " + *options.mutant : "");
+}
+
+// Seed after seed, every suite's cases of each, until the time is up (checked between
+// seeds), a case fails or the last seed ran. `earlier`: the result this run continues.
+int timed_sweep(const Program& program, const SweepOptions& options, const std::optional<nlohmann::json>& earlier) {
+    const std::uint64_t duration = *options.duration_seconds;
+    std::printf("moqsim sweep: seeds from %llu (at most to %llu) for %llu s, %s\n",
+                static_cast<unsigned long long>(options.seeds.first),
+                static_cast<unsigned long long>(options.seeds.last), static_cast<unsigned long long>(duration),
+                settings_line(options).c_str());
+    std::fflush(stdout);
+    std::vector<SuiteTally> tallies(options.suites.size());
+    const Clock::time_point started = Clock::now();
+    const Clock::time_point deadline = started + std::chrono::seconds(duration);
+    TimedProgress progress(duration);
+    std::uint64_t cases_run = 0;
+    std::uint64_t seed = options.seeds.first;
+    TimedStop stop = TimedStop::finished;
+    for (;; ++seed) {
+        for (std::size_t chosen = 0; chosen < options.suites.size() && stop != TimedStop::failure; ++chosen) {
+            SuiteTally& tally = tallies[chosen];
+            const Clock::time_point suite_started = Clock::now();
+            for (std::uint64_t index = 0; index < options.cases[chosen]; ++index) {
+                const bool passed = tally.run_case(program, options, *options.suites[chosen], seed, index);
+                progress.advance(seed, ++cases_run);
+                if (!passed) {
+                    stop = TimedStop::failure;
+                    break;
+                }
+            }
+            tally.seconds += seconds_since(suite_started);
+        }
+        if (stop == TimedStop::failure || seed == options.seeds.last) break;
+        if (Clock::now() >= deadline) {
+            stop = TimedStop::time;
+            break;
+        }
+    }
+    progress.finish();
+
+    nlohmann::json report = new_sweep_result(sweep_settings(options));
+    report["seeds"] = {options.seeds.first, seed};
+    for (std::size_t chosen = 0; chosen < options.suites.size(); ++chosen) {
+        report["suites"].push_back(tallies[chosen].result(*options.suites[chosen], options.cases[chosen]));
+        print_suite_result(report["suites"].back());
+    }
+    report["timed"] =
+        timed_section(duration, options.seeds.last, stop, seed,
+                      nlohmann::json::array({timed_run(options.seeds.first, seed, seconds_since(started))}));
+    if (earlier) report = continued_result(*earlier, std::move(report));
+    const nlohmann::json& seeds = report["seeds"];
+    std::printf("timed sweep: seeds %llu-%llu have run", static_cast<unsigned long long>(seeds[0].get<std::uint64_t>()),
+                static_cast<unsigned long long>(seeds[1].get<std::uint64_t>()));
+    if (stop == TimedStop::time) {
+        std::printf("; the next is %llu (%s)\n", static_cast<unsigned long long>(seed + 1),
+                    options.json_path ? (program.name + " sweep --resume " + *options.json_path + " continues").c_str()
+                                      : "--json FILE keeps a result that --resume continues");
+    } else {
+        std::printf(stop == TimedStop::failure ? "; stopped at a failure\n" : ": every seed of the sweep\n");
+    }
+    std::fflush(stdout);
+    if (options.json_path) write_atomically(*options.json_path, report.dump(1) + "\n");
+    return stop == TimedStop::failure ? 1 : 0;
+}
+
+}  // namespace
+
 int sweep(const Program& program, const std::vector<std::string>& arguments) {
-    const SweepOptions options = parse_sweep_options(arguments, process_environment());
+    SweepOptions options = parse_sweep_options(arguments, process_environment());
+    std::optional<nlohmann::json> earlier;
+    if (options.resume_path) {
+        earlier = parse_sweep_result(read_input_file(*options.resume_path), *options.resume_path);
+        resume_options(options, *earlier, *options.resume_path);
+    }
     if (options.mutant) activate_mutant(*options.mutant);
     if (options.json_path) check_writable(*options.json_path, "--json");
     if (options.json_path && options.site_hits_path)
         check_different_files("--json", *options.json_path, "--site-hits", *options.site_hits_path);
+    if (options.duration_seconds) return timed_sweep(program, options, earlier);
     const nlohmann::json settings = sweep_settings(options);
     std::optional<SiteHits> site_hits;
     if (options.site_hits_path) site_hits.emplace(*options.site_hits_path, settings);
     acknowledge_shard();
 
     const SeedRange seeds = options.seeds;
-    const sim::StrategyKind strategy = options.strategy;
-    const properties::Mix mix = options.mix;
     const Shard shard = options.shard;
-    std::printf("moqsim sweep: seeds %llu-%llu, strategy %s, %s mix%s%s, shard %llu of %llu\n",
-                static_cast<unsigned long long>(seeds.first), static_cast<unsigned long long>(seeds.last),
-                std::string(sim::strategy_name(strategy)).c_str(), std::string(properties::mix_name(mix)).c_str(),
-                options.mutant ? ", mutant " : "", options.mutant ? options.mutant->c_str() : "",
+    std::printf("moqsim sweep: seeds %llu-%llu, %s, shard %llu of %llu\n", static_cast<unsigned long long>(seeds.first),
+                static_cast<unsigned long long>(seeds.last), settings_line(options).c_str(),
                 static_cast<unsigned long long>(shard.index) + 1, static_cast<unsigned long long>(shard.total));
     std::fflush(stdout);
 
@@ -62,56 +205,21 @@ int sweep(const Program& program, const std::vector<std::string>& arguments) {
         const std::uint64_t cases = options.cases[chosen];
         const std::uint64_t total = seeds.count() * cases;
         Progress progress(std::string(suite->name()), shard_share(total, shard));
-        nlohmann::json failures = nlohmann::json::array();
-        std::uint64_t run = 0;
-        std::uint64_t failed = 0;
-        const auto started = std::chrono::steady_clock::now();
+        SuiteTally tally;
+        const Clock::time_point started = Clock::now();
         if (site_hits) site_hits->start_suite();
         for (std::uint64_t ordinal = shard.index; ordinal < total; ordinal += shard.total) {
-            const std::uint64_t seed = seeds.first + ordinal / cases;
-            const std::uint64_t index = ordinal % cases;
-            const auto generated = suite->generate(seed, index, mix);
-            const properties::CaseOutcome outcome = generated->run(properties::RunSettings{strategy, false});
-            ++run;
-            progress.advance(run);
-            if (outcome.ok) continue;
-            ++failed;
-            const std::string command =
-                replay_command(program, suite->name(), seed, index, strategy, mix, options.mutant);
-            std::printf("\n%s: seed %llu case %llu FAILED: %s\n  case: %s\n  replay: %s\n",
-                        std::string(suite->name()).c_str(), static_cast<unsigned long long>(seed),
-                        static_cast<unsigned long long>(index), outcome.message.c_str(), generated->describe().c_str(),
-                        command.c_str());
-            // cases_run: how many cases this sweep ran up to and including this one.
-            nlohmann::json failure = {{"seed", seed},
-                                      {"case", index},
-                                      {"cases_run", run},
-                                      {"message", outcome.message},
-                                      {"digest", outcome.digest},
-                                      {"replay", command}};
-            if (options.shrink) {
-                const Shrunk shrunk = shrink(*generated, properties::RunSettings{strategy, false});
-                std::printf("  shrunk in %zu steps: %s\n  which fails: %s\n", shrunk.steps,
-                            shrunk.smallest->describe().c_str(), shrunk.outcome.message.c_str());
-                failure["shrunk"] = shrunk.smallest->to_json();
-            } else {
-                std::printf("  (add --shrink to the replay to minimise it, --save corpus/NAME.json to keep it)\n");
-            }
-            std::fflush(stdout);
-            failures.push_back(std::move(failure));
-            if (!options.keep_going || failed >= 10) break;
+            const bool passed =
+                tally.run_case(program, options, *suite, seeds.first + ordinal / cases, ordinal % cases);
+            progress.advance(tally.run);
+            if (!passed && (!options.keep_going || tally.failed >= 10)) break;
         }
         progress.finish();
-        if (site_hits) site_hits->end_suite(suite->name(), cases, run);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        nlohmann::json result = sweep_suite_result(suite->name(), cases, run, failed, seconds, std::move(failures));
-        std::printf("%s: %llu passed, %llu failed (%llu cases, %.2f s, %.0f cases/s)\n",
-                    std::string(suite->name()).c_str(), static_cast<unsigned long long>(run - failed),
-                    static_cast<unsigned long long>(failed), static_cast<unsigned long long>(run), seconds,
-                    result["cases_per_second"].get<double>());
-        std::fflush(stdout);
-        report["suites"].push_back(std::move(result));
-        any_failed = any_failed || failed != 0;
+        if (site_hits) site_hits->end_suite(suite->name(), cases, tally.run);
+        tally.seconds = seconds_since(started);
+        report["suites"].push_back(tally.result(*suite, cases));
+        print_suite_result(report["suites"].back());
+        any_failed = any_failed || tally.failed != 0;
     }
     if (options.json_path) write_atomically(*options.json_path, report.dump(1) + "\n");
     if (site_hits) site_hits->write();

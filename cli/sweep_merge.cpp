@@ -50,11 +50,7 @@ void SweepMerge::add(const nlohmann::json& result, const std::string& label) {
             suites_[name] = suite;
             continue;
         }
-        nlohmann::json& total = suites_[name];
-        for (const char* field : {"run", "passed", "failed"})
-            total[field] = total[field].get<std::uint64_t>() + suite[field].get<std::uint64_t>();
-        total["seconds"] = total["seconds"].get<double>() + suite["seconds"].get<double>();
-        for (const nlohmann::json& failure : suite["failures"]) total["failures"].push_back(failure);
+        add_suite_result(suites_[name], suite);
     }
 }
 

@@ -1,9 +1,13 @@
 #include "cli/sweep_result.hpp"
 
+#include <cstdio>
+#include <optional>
 #include <set>
 
 #include "cli/args.hpp"
 #include "cli/json_input.hpp"
+#include "cli/shard.hpp"
+#include "cli/timed_sweep.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/seed_range.hpp"
@@ -12,6 +16,20 @@
 namespace moq::cli {
 
 namespace {
+
+std::string digest_text(std::uint64_t digest) {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(digest));
+    return text;
+}
+
+// A digest as digest_text writes it: 16 lowercase hexadecimal digits.
+std::optional<std::uint64_t> parse_digest_text(const nlohmann::json& value) {
+    if (!value.is_string()) return std::nullopt;
+    const std::string& text = value.get_ref<const std::string&>();
+    if (text.size() != 16 || text.find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
+    return std::stoull(text, nullptr, 16);
+}
 
 // `value` as a whole number in [low, high], or why not.
 std::string count_problem(const nlohmann::json& object, const char* field, const std::string& name, std::uint64_t low,
@@ -71,6 +89,8 @@ std::string suite_problem(const nlohmann::json& suite, const std::string& where,
     if (time != 0 && !(time >= min_seconds && time <= max_seconds))
         return where + ".seconds: " + seconds.dump() + " is not a duration (0, or 1e-09 to 1e+09 seconds)";
     if (!suite.contains("failures") || !suite["failures"].is_array()) return where + ".failures: not a list";
+    if (suite.contains("cases_digest") && !parse_digest_text(suite["cases_digest"]))
+        return where + ".cases_digest: " + suite["cases_digest"].dump() + " is not 16 hexadecimal digits";
     return {};
 }
 
@@ -84,7 +104,7 @@ nlohmann::json new_sweep_result(const nlohmann::json& settings) {
 }
 
 nlohmann::json sweep_suite_result(std::string_view suite, std::uint64_t cases, std::uint64_t run, std::uint64_t failed,
-                                  double seconds, nlohmann::json failures) {
+                                  double seconds, std::uint64_t cases_digest, nlohmann::json failures) {
     return {{"suite", suite},
             {"cases", cases},
             {"run", run},
@@ -92,7 +112,39 @@ nlohmann::json sweep_suite_result(std::string_view suite, std::uint64_t cases, s
             {"failed", failed},
             {"seconds", seconds},
             {"cases_per_second", cases_per_second(run, seconds)},
+            {"cases_digest", digest_text(cases_digest)},
             {"failures", std::move(failures)}};
+}
+
+std::uint64_t case_fingerprint(std::uint64_t seed, std::uint64_t index, bool passed, std::uint64_t digest) {
+    // splitmix64's finaliser over each field in turn: every input bit moves every output bit.
+    const auto mix = [](std::uint64_t value) {
+        value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
+        return value ^ (value >> 31);
+    };
+    std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+    for (const std::uint64_t field : {seed, index, std::uint64_t{passed}, digest}) state = mix(state ^ mix(field));
+    return state;
+}
+
+void add_suite_result(nlohmann::json& total, const nlohmann::json& more) {
+    for (const char* field : {"run", "passed", "failed"})
+        total[field] = total[field].get<std::uint64_t>() + more[field].get<std::uint64_t>();
+    total["seconds"] = total["seconds"].get<double>() + more["seconds"].get<double>();
+    total["cases_per_second"] = cases_per_second(total["run"].get<std::uint64_t>(), total["seconds"].get<double>());
+    // A result written before cases had a digest has none: neither has the sum.
+    const auto digest = [](const nlohmann::json& suite) {
+        return suite.contains("cases_digest") ? parse_digest_text(suite["cases_digest"]) : std::nullopt;
+    };
+    const auto mine = digest(total);
+    const auto theirs = digest(more);
+    if (mine && theirs) {
+        total["cases_digest"] = digest_text(*mine + *theirs);
+    } else {
+        total.erase("cases_digest");
+    }
+    for (const nlohmann::json& failure : more["failures"]) total["failures"].push_back(failure);
 }
 
 double cases_per_second(std::uint64_t run, double seconds) {
@@ -135,6 +187,7 @@ std::string sweep_result_problem(const nlohmann::json& result) {
         if (!names.insert(suite["suite"].get<std::string>()).second)
             return "suites[" + std::to_string(i) + "]: suite " + suite["suite"].dump() + " twice";
     }
+    if (result.contains("timed")) return timed_problem(result);
     return {};
 }
 

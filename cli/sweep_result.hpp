@@ -6,7 +6,10 @@
 //   {"format": "moqsim-sweep", "version": 1, "seeds": [1, 4], "strategy": "random",
 //    "mix": "fixed", "mutant": null, "shard": {"index": 0, "total": 3},
 //    "suites": [{"suite": "track", "cases": 40, "run": 27, "passed": 27, "failed": 0,
-//                "seconds": 0.01, "cases_per_second": 2700, "failures": [...]}]}
+//                "seconds": 0.01, "cases_per_second": 2700, "cases_digest": "07d1...",
+//                "failures": [...]}]}
+//
+// A timed sweep's result adds "timed" (cli/timed_sweep.hpp), and its "seeds" are those it ran.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +25,15 @@ namespace moq::cli {
 nlohmann::json new_sweep_result(const nlohmann::json& settings);
 // One entry of a result's "suites", as the sweep writes it.
 nlohmann::json sweep_suite_result(std::string_view suite, std::uint64_t cases, std::uint64_t run, std::uint64_t failed,
-                                  double seconds, nlohmann::json failures);
+                                  double seconds, std::uint64_t cases_digest, nlohmann::json failures);
+// One case's share of its suite's "cases_digest": a mix of its seed, index, verdict and
+// trace digest. The suite's digest is the sum (mod 2^64) of its cases' shares, so it does
+// not depend on the order they ran in: shards merged give the unsharded sweep's digest,
+// and a case run twice, left out, or judged or run differently changes it.
+std::uint64_t case_fingerprint(std::uint64_t seed, std::uint64_t index, bool passed, std::uint64_t digest);
+// `total` (a suite's entry) with `more` (the same suite's entry of another shard, or of a
+// later run of a timed sweep) added: runs, verdicts, time, digest and failures.
+void add_suite_result(nlohmann::json& total, const nlohmann::json& more);
 // `run` cases in `seconds`, as a rate; 0 when no time was measured.
 double cases_per_second(std::uint64_t run, double seconds);
 

@@ -1,14 +1,19 @@
-// The environment moqsim sweep reads (cli/options.hpp, cli/args.hpp): MOQ_SEED,
-// MOQ_<SUITE>_CASES, and the shard from GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX or
-// TEST_TOTAL_SHARDS / TEST_SHARD_INDEX. The input is lines NAME=VALUE (a value ends at
-// a NUL byte, as in a real environment; an empty one is unset). A refusal (UsageError) is
-// the answer to a bad value. A finding: any other exception, a crash, a sanitizer
-// report, a hang; options that break what the sweep relies on (fuzz/sweep_options.hpp);
-// a shard that, its two numbers set again as printed, reads as another.
+// The environment moqsim sweep reads (cli/options.hpp, cli/shard.hpp): MOQ_SEED,
+// MOQ_<SUITE>_CASES, and the shard from any engine's variables: GTEST_TOTAL_SHARDS /
+// GTEST_SHARD_INDEX, TEST_TOTAL_SHARDS / TEST_SHARD_INDEX, JOB_COMPLETION_INDEX /
+// MOQSIM_SHARD_COUNT (Kubernetes), SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT with
+// SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_STEP (Slurm). The input is lines NAME=VALUE (a
+// value ends at a NUL byte, as in a real environment; an empty one is unset). A refusal
+// (UsageError) is the answer to a bad value. A finding: any other exception, a crash, a
+// sanitizer report, a hang; options that break what the sweep relies on
+// (fuzz/sweep_options.hpp); a shard that, set again as any engine prints it, reads as
+// another, or that another engine naming a different shard beside it does not make a
+// refusal.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/args.hpp"
 #include "cli/options.hpp"
@@ -46,10 +51,39 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     moq::fuzz::check_sweep_options(options);
-    const Variables printed{{"GTEST_TOTAL_SHARDS", std::to_string(options.shard.total)},
-                            {"GTEST_SHARD_INDEX", std::to_string(options.shard.index)}};
-    const moq::cli::Shard again = moq::cli::shard_from_environment(lookup(printed));
-    require(again.index == options.shard.index && again.total == options.shard.total,
-            "a shard printed back reads as another");
+    const moq::cli::Shard shard = options.shard;
+    // The shard as each engine would set it; Slurm's from a task ID of 1 up (--array=1-N).
+    const std::vector<Variables> engines{
+        {{"GTEST_TOTAL_SHARDS", std::to_string(shard.total)}, {"GTEST_SHARD_INDEX", std::to_string(shard.index)}},
+        {{"TEST_TOTAL_SHARDS", std::to_string(shard.total)}, {"TEST_SHARD_INDEX", std::to_string(shard.index)}},
+        {{"MOQSIM_SHARD_COUNT", std::to_string(shard.total)}, {"JOB_COMPLETION_INDEX", std::to_string(shard.index)}},
+        {{"SLURM_ARRAY_TASK_COUNT", std::to_string(shard.total)},
+         {"SLURM_ARRAY_TASK_ID", std::to_string(shard.index + 1)},
+         {"SLURM_ARRAY_TASK_MIN", "1"}}};
+    Variables all;
+    for (const Variables& engine : engines) {
+        const moq::cli::Shard again = moq::cli::shard_from_environment(lookup(engine));
+        require(again.index == shard.index && again.total == shard.total, "a shard printed back reads as another");
+        all.insert(engine.begin(), engine.end());
+    }
+    // Every engine at once, agreeing: the same shard.
+    const moq::cli::Shard agreed = moq::cli::shard_from_environment(lookup(all));
+    require(agreed.index == shard.index && agreed.total == shard.total, "engines that agree read as another shard");
+    // The input's variables with the Kubernetes pair naming another shard: refused if
+    // another engine's variables are set (they name `shard`), else that shard alone.
+    if (shard.total < moq::cli::max_shards) {
+        Variables changed = variables;
+        changed["JOB_COMPLETION_INDEX"] = std::to_string(shard.index);
+        changed["MOQSIM_SHARD_COUNT"] = std::to_string(shard.total + 1);
+        const auto set = lookup(variables);
+        const bool others_set = set("GTEST_TOTAL_SHARDS") || set("TEST_TOTAL_SHARDS") || set("SLURM_ARRAY_TASK_COUNT");
+        try {
+            const moq::cli::Shard alone = moq::cli::shard_from_environment(lookup(changed));
+            require(!others_set, "two engines naming different shards were not refused");
+            require(alone.index == shard.index && alone.total == shard.total + 1, "a Kubernetes shard read as another");
+        } catch (const moq::cli::UsageError&) {
+            require(others_set, "a Kubernetes shard alone was refused");
+        }
+    }
     return 0;
 }

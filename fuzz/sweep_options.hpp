@@ -1,13 +1,16 @@
 // What every sweep's options that parse must satisfy (the arguments and environment
 // targets check it): the seed range is a range and prints back as itself, every suite is
 // named once with a count in range, the shard is one of its total; and the result the
-// sweep writes with them, every case of its shard run and passed, is one merge reads.
+// sweep writes with them, every case of its shard run and passed, is one merge reads. A
+// timed sweep's (--duration) is not sharded, and its result after its first seed, stopped
+// by time or finished, reads back as a timed sweep's too.
 #pragma once
 
 #include <string>
 
 #include "cli/options.hpp"
 #include "cli/sweep_result.hpp"
+#include "cli/timed_sweep.hpp"
 #include "fuzz/support.hpp"
 #include "sim/seed_range.hpp"
 
@@ -31,11 +34,28 @@ inline void check_sweep_options(const cli::SweepOptions& options) {
     for (std::size_t i = 0; i < options.suites.size(); ++i) {
         require(options.cases[i] >= 1 && options.cases[i] <= cli::max_cases, "a case count out of range");
         const std::uint64_t run = cli::shard_share(options.seeds.count() * options.cases[i], options.shard);
-        result["suites"].push_back(
-            cli::sweep_suite_result(options.suites[i]->name(), options.cases[i], run, 0, 1.0, nlohmann::json::array()));
+        result["suites"].push_back(cli::sweep_suite_result(options.suites[i]->name(), options.cases[i], run, 0, 1.0, 0,
+                                                           nlohmann::json::array()));
     }
     const std::string problem = cli::sweep_result_problem(result);
     if (!problem.empty()) finding("the sweep would write a result merge refuses: " + problem);
+    if (!options.duration_seconds) return;
+    require(options.shard.total == 1 && !options.keep_going && !options.site_hits_path,
+            "a timed sweep with shards, --keep-going or --site-hits");
+    require(*options.duration_seconds >= 1 && *options.duration_seconds <= cli::max_duration_seconds,
+            "a duration out of range");
+    // After its first seed: every suite's cases of that seed, then stopped by time (or
+    // finished, when that seed was the last).
+    const std::uint64_t first = options.seeds.first;
+    result["seeds"] = {first, first};
+    for (std::size_t i = 0; i < options.suites.size(); ++i)
+        result["suites"][i] = cli::sweep_suite_result(options.suites[i]->name(), options.cases[i], options.cases[i], 0,
+                                                      1.0, 0, nlohmann::json::array());
+    const cli::TimedStop stop = options.seeds.last == first ? cli::TimedStop::finished : cli::TimedStop::time;
+    result["timed"] = cli::timed_section(*options.duration_seconds, options.seeds.last, stop, first,
+                                         nlohmann::json::array({cli::timed_run(first, first, 1.0)}));
+    if (const std::string timed = cli::sweep_result_problem(result); !timed.empty())
+        finding("a timed sweep would write a result it cannot resume: " + timed);
 }
 
 }  // namespace moq::fuzz

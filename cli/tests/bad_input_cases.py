@@ -4,8 +4,9 @@ Every case must end with exactly one line on stderr ("moqsim: ..." naming each s
 `mentions`), exit status 2, nothing on stdout, and its folder exactly as it was (no file
 created, none changed). Each case runs in a folder of its own, which holds `files` first.
 
-A case: name; args (moqsim's arguments); env (variables set for it; every MOQ_, GTEST_
-and TEST_ variable is cleared first); files (name -> what it holds); mentions.
+A case: name; args (moqsim's arguments); env (variables set for it; every MOQ_, MOQSIM_,
+GTEST_, TEST_, SLURM_ARRAY_ and JOB_COMPLETION_INDEX variable is cleared first); files
+(name -> what it holds); mentions.
 What a file holds:
   {"text": "..."}                         exactly that
   {"fixture": NAME}                       a file of FIXTURES, made by running moqsim
@@ -36,6 +37,8 @@ FIXTURES = {
                                ["sweep", "--suite", "gate", "--cases", "4", "--seeds", "1-2"]),
     "gate 0 of 3": ({"GTEST_TOTAL_SHARDS": "3", "GTEST_SHARD_INDEX": "0"}, ["sweep", "--suite", "gate", "--cases", "4"]),
     "gate 2 of 3": ({"GTEST_TOTAL_SHARDS": "3", "GTEST_SHARD_INDEX": "2"}, ["sweep", "--suite", "gate", "--cases", "4"]),
+    # A timed sweep whose seed range ends before its time: it finishes.
+    "gate timed, finished": ({}, ["sweep", "--suite", "gate", "--cases", "4", "--seeds", "1-3", "--duration", "1h"]),
     "gate case": ({}, ["replay", "--suite", "gate", "--seed", "1", "--case", "2"]),
     "waiter case": ({}, ["replay", "--suite", "waiter", "--seed", "1", "--case", "3"]),
 }
@@ -49,6 +52,16 @@ SHARD_0 = {"a.json": {"fixture": "gate 0 of 2"}}
 TRACE = ('{"step":0,"time":0,"event":"seed","schema":2,"seed":1,"strategy":"random"}\n'
          '{"step":0,"time":0,"event":"end","outcome":"finished"}\n')
 TRACE_A = {"a.jsonl": {"text": TRACE}}
+
+
+# The finished timed sweep made one that stopped by time after seed 3, with seeds to 10 left.
+STOPPED_BY_TIME = {"timed.stopped": "time", "timed.next_seed": 4, "timed.until_seed": 10}
+RESUMABLE = {"r.json": {"fixture": "gate timed, finished", "set": STOPPED_BY_TIME}}
+
+
+def stopped(**change):
+    """r.json: the timed sweep stopped by time, with `change` made to it too."""
+    return {"r.json": {"fixture": "gate timed, finished", "set": {**STOPPED_BY_TIME, **change}}}
 
 
 def shard_1(**change):
@@ -142,6 +155,92 @@ CASES = [
     {"name": "GTEST_ and TEST_ shards disagree", "args": SWEEP,
      "env": {"GTEST_TOTAL_SHARDS": "2", "GTEST_SHARD_INDEX": "0", "TEST_TOTAL_SHARDS": "3", "TEST_SHARD_INDEX": "0"},
      "mentions": ["shard 0 of 2", "0 of 3"]},
+    # Kubernetes Indexed Jobs: JOB_COMPLETION_INDEX, with the count in MOQSIM_SHARD_COUNT.
+    {"name": "JOB_COMPLETION_INDEX without MOQSIM_SHARD_COUNT", "args": SWEEP, "env": {"JOB_COMPLETION_INDEX": "3"},
+     "mentions": ["MOQSIM_SHARD_COUNT is not", ".spec.completions"]},
+    {"name": "MOQSIM_SHARD_COUNT without JOB_COMPLETION_INDEX", "args": SWEEP, "env": {"MOQSIM_SHARD_COUNT": "8"},
+     "mentions": ["JOB_COMPLETION_INDEX is not"]},
+    {"name": "JOB_COMPLETION_INDEX equal to the count", "args": SWEEP,
+     "env": {"JOB_COMPLETION_INDEX": "8", "MOQSIM_SHARD_COUNT": "8"}, "mentions": ["JOB_COMPLETION_INDEX 8", "out of range"]},
+    {"name": "JOB_COMPLETION_INDEX negative", "args": SWEEP,
+     "env": {"JOB_COMPLETION_INDEX": "-1", "MOQSIM_SHARD_COUNT": "8"}, "mentions": ["JOB_COMPLETION_INDEX", "'-1'"]},
+    {"name": "MOQSIM_SHARD_COUNT garbage", "args": SWEEP,
+     "env": {"JOB_COMPLETION_INDEX": "0", "MOQSIM_SHARD_COUNT": "eight"}, "mentions": ["MOQSIM_SHARD_COUNT", "'eight'"]},
+    {"name": "MOQSIM_SHARD_COUNT zero", "args": SWEEP,
+     "env": {"JOB_COMPLETION_INDEX": "0", "MOQSIM_SHARD_COUNT": "0"}, "mentions": ["MOQSIM_SHARD_COUNT", "'0'"]},
+    # Slurm job arrays: SLURM_ARRAY_TASK_ID counted from SLURM_ARRAY_TASK_MIN.
+    {"name": "SLURM_ARRAY_TASK_ID without a count", "args": SWEEP, "env": {"SLURM_ARRAY_TASK_ID": "2"},
+     "mentions": ["SLURM_ARRAY_TASK_COUNT is not"]},
+    {"name": "SLURM_ARRAY_TASK_ID garbage", "args": SWEEP,
+     "env": {"SLURM_ARRAY_TASK_ID": "2a", "SLURM_ARRAY_TASK_COUNT": "4"}, "mentions": ["SLURM_ARRAY_TASK_ID", "'2a'"]},
+    {"name": "SLURM_ARRAY_TASK_ID past the count from its minimum", "args": SWEEP,
+     "env": {"SLURM_ARRAY_TASK_ID": "9", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "8"},
+     "mentions": ["SLURM_ARRAY_TASK_ID 9", "index 8", "out of range"]},
+    {"name": "SLURM_ARRAY_TASK_ID below its minimum", "args": SWEEP,
+     "env": {"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "8"},
+     "mentions": ["SLURM_ARRAY_TASK_ID 0", "below SLURM_ARRAY_TASK_MIN 1"]},
+    {"name": "SLURM_ARRAY_TASK_ID off its step", "args": SWEEP,
+     "env": {"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_STEP": "2",
+             "SLURM_ARRAY_TASK_COUNT": "4"}, "mentions": ["SLURM_ARRAY_TASK_ID 3", "SLURM_ARRAY_TASK_STEP 2"]},
+    {"name": "SLURM_ARRAY_TASK_MIN garbage", "args": SWEEP,
+     "env": {"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "one", "SLURM_ARRAY_TASK_COUNT": "8"},
+     "mentions": ["SLURM_ARRAY_TASK_MIN", "'one'"]},
+    {"name": "Kubernetes and Slurm shards disagree", "args": SWEEP,
+     "env": {"JOB_COMPLETION_INDEX": "1", "MOQSIM_SHARD_COUNT": "8", "SLURM_ARRAY_TASK_ID": "1",
+             "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "8"},
+     "mentions": ["JOB_COMPLETION_INDEX/MOQSIM_SHARD_COUNT say shard 1 of 8", "SLURM_ARRAY_TASK_ID", "0 of 8"]},
+    {"name": "GTEST_ and Kubernetes shards disagree", "args": SWEEP,
+     "env": {"GTEST_TOTAL_SHARDS": "4", "GTEST_SHARD_INDEX": "1", "JOB_COMPLETION_INDEX": "1",
+             "MOQSIM_SHARD_COUNT": "8"}, "mentions": ["shard 1 of 4", "JOB_COMPLETION_INDEX", "1 of 8"]},
+    # Timed sweeps: --duration and --resume.
+    {"name": "duration without a unit", "args": SWEEP + ["--duration", "10"], "mentions": ["--duration", "'10'"]},
+    {"name": "duration of an unknown unit", "args": SWEEP + ["--duration", "10d"], "mentions": ["--duration", "'10d'"]},
+    {"name": "duration of zero", "args": SWEEP + ["--duration", "0s"], "mentions": ["--duration", "'0s'"]},
+    {"name": "negative duration", "args": SWEEP + ["--duration", "-1m"], "mentions": ["--duration", "'-1m'"]},
+    {"name": "fractional duration", "args": SWEEP + ["--duration", "1.5h"], "mentions": ["--duration", "'1.5h'"]},
+    {"name": "empty duration", "args": SWEEP + ["--duration", ""], "mentions": ["--duration", "''"]},
+    {"name": "duration past 30 days", "args": SWEEP + ["--duration", "721h"], "mentions": ["--duration", "'721h'"]},
+    {"name": "duration beyond 64 bits", "args": SWEEP + ["--duration", "18446744073709551616s"],
+     "mentions": ["'18446744073709551616s'"]},
+    {"name": "duration with --keep-going", "args": SWEEP + ["--duration", "1m", "--keep-going"],
+     "mentions": ["--keep-going"]},
+    {"name": "duration with --site-hits", "args": SWEEP + ["--duration", "1m", "--site-hits", "hits.json"],
+     "mentions": ["--site-hits"]},
+    {"name": "duration on a shard", "args": SWEEP + ["--duration", "1m"],
+     "env": {"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2"}, "mentions": ["--duration", "shard 1 of 2"]},
+    {"name": "resume of a missing file", "args": ["sweep", "--resume", "gone.json"], "mentions": ["'gone.json'"]},
+    {"name": "resume of a sweep that was not timed", "args": ["sweep", "--resume", "a.json", "--json", "out.json"],
+     "files": SHARD_0, "mentions": ["a.json", "not a timed sweep"]},
+    {"name": "resume of a finished sweep", "args": ["sweep", "--resume", "done.json"],
+     "files": {"done.json": {"fixture": "gate timed, finished"}}, "mentions": ["done.json", "every seed up to 3"]},
+    {"name": "resume of a sweep that stopped at a failure", "args": ["sweep", "--resume", "r.json"],
+     "files": stopped(**{"timed.stopped": "failure", "timed.next_seed": None, "suites.0.failed": 1,
+                         "suites.0.passed": 11, "suites.0.failures": [
+                             {"seed": 3, "case": 2, "replay": "moqsim replay --suite gate --seed 3 --case 2"}]}),
+     "mentions": ["r.json", "failure", "--seed 3 --case 2"]},
+    {"name": "resume with another strategy", "args": ["sweep", "--resume", "r.json", "--strategy", "pct"],
+     "files": RESUMABLE, "mentions": ["--strategy pct", "strategy random"]},
+    {"name": "resume with another suite", "args": ["sweep", "--resume", "r.json", "--suite", "track"],
+     "files": RESUMABLE, "mentions": ["--suite track", "gate"]},
+    {"name": "resume with another case count", "args": ["sweep", "--resume", "r.json", "--cases", "5"],
+     "files": RESUMABLE, "mentions": ["--cases 5", "4 cases of gate"]},
+    {"name": "resume with another mix", "args": ["sweep", "--resume", "r.json", "--mix", "swarm"],
+     "files": RESUMABLE, "mentions": ["--mix swarm", "mix fixed"]},
+    {"name": "resume with seeds", "args": ["sweep", "--resume", "r.json", "--seeds", "4-10"],
+     "files": RESUMABLE, "mentions": ["--seeds"]},
+    {"name": "resume of a next seed that skips seeds", "args": ["sweep", "--resume", "r.json"],
+     "files": stopped(**{"timed.next_seed": 6}), "mentions": ["r.json", "timed.next_seed", "6"]},
+    {"name": "resume of runs that do not cover the seeds", "args": ["sweep", "--resume", "r.json"],
+     "files": stopped(**{"timed.runs.0.seeds": [1, 2]}), "mentions": ["r.json", "timed.runs", "end at seed 2"]},
+    {"name": "resume of a sweep that left out cases", "args": ["sweep", "--resume", "r.json"],
+     "files": stopped(**{"suites.0.run": 11, "suites.0.passed": 11}), "mentions": ["r.json", "ran 11 cases"]},
+    {"name": "resume of a duration of zero", "args": ["sweep", "--resume", "r.json"],
+     "files": stopped(**{"timed.duration_seconds": 0}), "mentions": ["r.json", "timed.duration_seconds"]},
+    {"name": "resume of a sharded timed sweep", "args": ["sweep", "--resume", "r.json"],
+     "files": stopped(**{"shard.total": 2, "suites.0.run": 6, "suites.0.passed": 6}),
+     "mentions": ["r.json", "one shard of 1"]},
+    {"name": "resume of a cases digest that is not one", "args": ["sweep", "--resume", "r.json"],
+     "files": stopped(**{"suites.0.cases_digest": "xyz"}), "mentions": ["r.json", "cases_digest", "xyz"]},
     # Output paths: refused before the run, and an existing file is left as it was.
     {"name": "empty --json", "args": SWEEP + ["--json", ""], "mentions": ["--json", "''"]},
     {"name": "--json in a missing folder", "args": SWEEP + ["--json", "missing/result.json"],

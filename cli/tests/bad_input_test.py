@@ -18,17 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bad_input_cases import CASES, DELETE, FIXTURES  # noqa: E402
+from moqsim_test_support import clean_environment  # noqa: E402
 
 BEGIN = "<!-- bad-input cases: written by python3 cli/tests/bad_input_test.py --write-doc docs/TESTING.md -->"
 END = "<!-- end of bad-input cases -->"
 TIMEOUT_SECONDS = 20
-
-
-def clean_environment(extra):
-    """The environment without any variable moqsim reads, plus `extra`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOQ_", "GTEST_", "TEST_"))}
-    env.update(extra)
-    return env
 
 
 def make_fixtures(moqsim, folder):

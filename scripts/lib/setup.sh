@@ -16,6 +16,8 @@ MOQ_PACKAGES=(
     # needs Debian's python3 with scipy.
     libbenchmark-tools python3-scipy python3-numpy
     gcovr valgrind python3
+    # deploy/tests/deploy_test.py reads the Kubernetes and CI manifests.
+    python3-yaml
     nodejs npm chromium
     # scripts/mutate's generator (scripts/lib/mutagen.py) parses the core with libclang.
     python3-clang-14 libclang1-14
@@ -176,19 +178,35 @@ moq_build_quietly() {
 # there already, and prints the path of its browser bundle. Needs the npm registry the
 # first time only. A failure: the reason on stderr, status 1.
 moq_report_viewer() {
-    local pinned="$MOQ_ROOT/scripts/lib/viewer" cache="$MOQ_ROOT/build-reports" log
-    local bundle="$cache/node_modules/mutation-testing-elements/dist/mutation-test-elements.js"
-    if [[ ! -f $bundle ]] || ! cmp -s "$pinned/package-lock.json" "$cache/package-lock.json"; then
+    local bundle="$MOQ_ROOT/build-reports/node_modules/mutation-testing-elements/dist/mutation-test-elements.js"
+    moq_npm_install "$MOQ_ROOT/scripts/lib/viewer" "$MOQ_ROOT/build-reports" "$bundle" "the report viewer" &&
+        printf '%s\n' "$bundle"
+}
+
+# moq_manifest_validator: installs the Kubernetes schema validator (deploy/validator/,
+# npm's kubernetes-models at the version its lock file pins) into build-deploy/ unless it
+# is there already, and prints the folder to run `node validate.mjs` in.
+moq_manifest_validator() {
+    local cache="$MOQ_ROOT/build-deploy"
+    moq_npm_install "$MOQ_ROOT/deploy/validator" "$cache" "$cache/node_modules/kubernetes-models/package.json" \
+        "the manifest validator" && cp "$MOQ_ROOT/deploy/validator/validate.mjs" "$cache/" && printf '%s\n' "$cache"
+}
+
+# moq_npm_install PINNED CACHE FILE LABEL: `npm ci` of PINNED's package.json and lock file
+# in the folder CACHE, unless FILE is there and CACHE's lock file is PINNED's. A failure
+# prints npm's last lines and "could not install LABEL", and returns 1.
+moq_npm_install() {
+    local pinned=$1 cache=$2 wanted=$3 label=$4 log
+    if [[ ! -f $wanted ]] || ! cmp -s "$pinned/package-lock.json" "$cache/package-lock.json"; then
         mkdir -p "$cache"
         cp "$pinned/package.json" "$pinned/package-lock.json" "$cache/"
         log=$(mktemp)
-        if ! (cd "$cache" && npm ci --ignore-scripts --no-audit --no-fund) >"$log" 2>&1 || [[ ! -f $bundle ]]; then
+        if ! (cd "$cache" && npm ci --ignore-scripts --no-audit --no-fund) >"$log" 2>&1 || [[ ! -f $wanted ]]; then
             tail -n 20 "$log" >&2
             rm -f "$log" "$cache/package-lock.json"
-            echo "moqsim: could not install the report viewer (npm ci in build-reports/)" >&2
+            echo "moqsim: could not install $label (npm ci in ${cache#"$MOQ_ROOT"/}/)" >&2
             return 1
         fi
         rm -f "$log"
     fi
-    printf '%s\n' "$bundle"
 }

@@ -1,0 +1,131 @@
+"""The deploy/ files as moqsim needs them, and the Kubernetes Job run for real, locally.
+
+sweep-job.yaml: an Indexed Job whose MOQSIM_SHARD_COUNT is its completions, whose pods
+write their results to the volume merge-job.yaml reads, running the image's moqsim. Its
+container's arguments are run here as each of its pods would run them (JOB_COMPLETION_INDEX
+0 to completions - 1, $(VAR) expanded as the kubelet does, the volume a folder, fewer
+seeds and cases), and merge-job.yaml's command then merges them: it must pass with every
+shard and refuse a missing one. sweep-matrix.yml: the shard matrix is 0 to
+GTEST_TOTAL_SHARDS - 1 and the merge job waits for the sweep. Containerfile: built from
+Debian 12, moqsim its entrypoint. (deploy/validate checks the manifests against the
+Kubernetes API's schema.)
+
+Usage: deploy_test.py ROOT PATH/TO/moqsim. Ends with "deploy: N passed, M failed".
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli" / "tests"))
+from moqsim_test_support import Checks, clean_environment  # noqa: E402
+
+CHECKS_NAME = "deploy"
+
+
+
+def expand(text, env):
+    """$(NAME) replaced by NAME's value, as Kubernetes expands a container's arguments."""
+    return re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: env.get(m.group(1), m.group(0)), text)
+
+
+def main(argv):
+    root, moqsim = Path(argv[1]), argv[2]
+    check = Checks(CHECKS_NAME)
+
+    documents = list(yaml.safe_load_all((root / "deploy/kubernetes/sweep-job.yaml").read_text()))
+    kinds = {d["kind"]: d for d in documents}
+    claim, job = kinds.get("PersistentVolumeClaim"), kinds.get("Job")
+    merge_job = yaml.safe_load((root / "deploy/kubernetes/merge-job.yaml").read_text())
+    check("sweep-job.yaml holds a volume claim and a Job", claim is not None and job is not None, str(list(kinds)))
+    spec = job["spec"]
+    completions = spec["completions"]
+    check("the Job is Indexed", spec.get("completionMode") == "Indexed")
+    check("its parallelism is 1 to completions", 1 <= spec.get("parallelism", 1) <= completions)
+    pod = spec["template"]["spec"]
+    check("its pods are not restarted in place", pod.get("restartPolicy") == "Never")
+    container = pod["containers"][0]
+    env = {e["name"]: e for e in container.get("env", [])}
+    check("MOQSIM_SHARD_COUNT is the Job's completions",
+          env.get("MOQSIM_SHARD_COUNT", {}).get("value") == str(completions), str(env.get("MOQSIM_SHARD_COUNT")))
+    check("JOB_COMPLETION_INDEX comes from the pod's completion index annotation",
+          env.get("JOB_COMPLETION_INDEX", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+          == "metadata.annotations['batch.kubernetes.io/job-completion-index']")
+    mount = container["volumeMounts"][0]
+    volume = {v["name"]: v for v in pod["volumes"]}[mount["name"]]
+    check("the pods mount the claim", volume["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"])
+    merge_pod = merge_job["spec"]["template"]["spec"]
+    check("the merge Job mounts the same claim",
+          merge_pod["volumes"][0]["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"])
+    check("both Jobs run the same image", merge_pod["containers"][0]["image"] == container["image"])
+
+    with tempfile.TemporaryDirectory() as work_dir:
+        results = Path(work_dir) / "results"
+        results.mkdir()
+        mount_path = mount["mountPath"]
+
+        def local(text):
+            return text.replace(mount_path, str(results))
+
+        # The pods' arguments with a short sweep: the same flags, fewer seeds and cases.
+        args = [re.sub(r"^--seeds=.*", "--seeds=1-2", a) for a in container["args"]] + ["--cases=5"]
+        base = clean_environment()
+        statuses = []
+        for index in range(completions):
+            pod_env = {**base, "JOB_COMPLETION_INDEX": str(index),
+                       "MOQSIM_SHARD_COUNT": env["MOQSIM_SHARD_COUNT"]["value"]}
+            run = subprocess.run([moqsim, *[local(expand(a, pod_env)) for a in args]], env=pod_env,
+                                 capture_output=True, text=True, check=False)
+            statuses.append((run.returncode, run.stderr.strip()))
+        check("every pod's sweep passes", all(s == 0 for s, _ in statuses), str(statuses))
+        written = sorted(p.name for p in results.iterdir())
+        check("each pod wrote its own result", written == sorted(f"shard-{i}.json" for i in range(completions)),
+              str(written))
+
+        # The merge Job's command, with moqsim from this build.
+        command = [local(part) for part in merge_pod["containers"][0]["command"]]
+        tools = Path(work_dir) / "bin"
+        tools.mkdir()
+        (tools / "moqsim").symlink_to(os.path.abspath(moqsim))
+        path_env = {**base, "PATH": f"{tools}:{base.get('PATH', '')}"}
+        merge = subprocess.run(command, env=path_env, capture_output=True, text=True, check=False)
+        check("the merge Job's command merges them", merge.returncode == 0 and (results / "all.json").is_file(),
+              merge.stderr)
+        if (results / "all.json").is_file():
+            merged = json.loads((results / "all.json").read_text())
+            check("the merged result has every shard", merged["shard"] == {"merged": completions, "total": completions})
+            print(f"deploy: {completions} pods of sweep-job.yaml merged: " + "; ".join(merge.stdout.splitlines()[:2]))
+        (results / "all.json").unlink(missing_ok=True)
+        (results / "shard-3.json").unlink()
+        missing = subprocess.run(command, env=path_env, capture_output=True, text=True, check=False)
+        check("the merge Job fails without a shard", missing.returncode == 2 and "shard 3" in missing.stderr,
+              missing.stderr)
+        shutil.rmtree(results)
+
+    workflow = yaml.safe_load((root / "deploy/ci/sweep-matrix.yml").read_text())
+    jobs = workflow["jobs"]
+    sweep = jobs["sweep"]
+    total = int(sweep["env"]["GTEST_TOTAL_SHARDS"])
+    check("the CI matrix has one job a shard", sweep["strategy"]["matrix"]["shard"] == list(range(total)))
+    check("every shard runs to the end", sweep["strategy"].get("fail-fast") is False)
+    check("the shard index is the matrix's", sweep["env"]["GTEST_SHARD_INDEX"] == "${{ matrix.shard }}")
+    check("the merge job waits for the shards and runs after a failing one",
+          jobs["merge"]["needs"] == "sweep" and "!cancelled()" in jobs["merge"]["if"])
+    check("the merge job runs moqsim merge",
+          any("moqsim merge" in step.get("run", "") for step in jobs["merge"]["steps"]))
+
+    containerfile = (root / "Containerfile").read_text()
+    check("the image is built from Debian 12", re.search(r"^FROM debian:bookworm\b", containerfile, re.M) is not None)
+    check("its entrypoint is moqsim", 'ENTRYPOINT ["moqsim"]' in containerfile)
+    check("it builds moqsim in release", "--buildtype=release" in containerfile)
+    return check.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
