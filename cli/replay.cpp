@@ -30,24 +30,45 @@ std::string trace_in_format(const std::vector<sim::TraceEntry>& entries, TraceFo
     return format == TraceFormat::text ? sim::trace_text_lines(entries) : sim::trace_json_lines(entries);
 }
 
+// Every file replay writes can be written, and no two of them are the same file (a trace
+// on standard output is no file).
+void check_output_files(const ReplayOptions& options, bool trace_to_stdout) {
+    const std::pair<const char*, std::optional<std::string>> outputs[] = {
+        {"--trace", trace_to_stdout ? std::nullopt : options.trace_path},
+        {"--save", options.save_path},
+        {"--timeline", options.timeline_path}};
+    for (const auto& [flag, path] : outputs)
+        if (path) check_writable(*path, flag);
+    for (std::size_t first = 0; first < std::size(outputs); ++first)
+        for (std::size_t second = first + 1; second < std::size(outputs); ++second)
+            if (outputs[first].second && outputs[second].second)
+                check_different_files(outputs[first].first, *outputs[first].second, outputs[second].first,
+                                      *outputs[second].second);
+}
+
+void write_timeline(const std::string& path, const std::string& label, sim::StrategyKind strategy,
+                    const std::optional<std::string>& mutant, const properties::Case& chosen,
+                    const properties::CaseOutcome& outcome) {
+    char digest[17];
+    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(outcome.digest));
+    TimelineHeading heading{"moqsim replay: " + label, {}};
+    heading.facts = {{"strategy", std::string(sim::strategy_name(strategy))},
+                     {"mutant", mutant.value_or("none")},
+                     {"outcome", outcome.ok ? "passed" : "FAILED: " + outcome.message},
+                     {"digest", digest},
+                     {"steps", std::to_string(outcome.steps)},
+                     {"events", std::to_string(outcome.trace.size())},
+                     {"case", chosen.describe()}};
+    write_atomically(path, render_timeline(sim::trace_json_lines(outcome.trace), heading));
+}
+
 }  // namespace
 
 int replay(const Program&, const std::vector<std::string>& arguments) {
     const ReplayOptions options = parse_replay_options(arguments);
     if (options.mutant) activate_mutant(*options.mutant);
     const bool trace_to_stdout = options.trace_path == standard_output;
-    if (options.trace_path && !trace_to_stdout) check_writable(*options.trace_path, "--trace");
-    if (options.save_path) check_writable(*options.save_path, "--save");
-    if (options.timeline_path) check_writable(*options.timeline_path, "--timeline");
-    const std::pair<const char*, std::optional<std::string>> outputs[] = {
-        {"--trace", trace_to_stdout ? std::nullopt : options.trace_path},
-        {"--save", options.save_path},
-        {"--timeline", options.timeline_path}};
-    for (std::size_t first = 0; first < std::size(outputs); ++first)
-        for (std::size_t second = first + 1; second < std::size(outputs); ++second)
-            if (outputs[first].second && outputs[second].second)
-                check_different_files(outputs[first].first, *outputs[first].second, outputs[second].first,
-                                      *outputs[second].second);
+    check_output_files(options, trace_to_stdout);
 
     const properties::Suite* suite = nullptr;
     std::unique_ptr<properties::Case> chosen;
@@ -110,17 +131,7 @@ int replay(const Program&, const std::vector<std::string>& arguments) {
         }
     }
     if (const auto& path = options.timeline_path) {
-        char digest[17];
-        std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(outcome.digest));
-        TimelineHeading heading{"moqsim replay: " + label, {}};
-        heading.facts = {{"strategy", std::string(sim::strategy_name(strategy))},
-                         {"mutant", options.mutant.value_or("none")},
-                         {"outcome", outcome.ok ? "passed" : "FAILED: " + outcome.message},
-                         {"digest", digest},
-                         {"steps", std::to_string(outcome.steps)},
-                         {"events", std::to_string(outcome.trace.size())},
-                         {"case", chosen->describe()}};
-        write_atomically(*path, render_timeline(sim::trace_json_lines(outcome.trace), heading));
+        write_timeline(*path, label, strategy, options.mutant, *chosen, outcome);
         std::fprintf(report, "timeline: %zu events drawn in %s\n", outcome.trace.size(), path->c_str());
     }
     if (const auto& path = options.save_path) {

@@ -2,6 +2,7 @@
 // gate's lazy set-up, shared by every gated reader of the model.
 #pragma once
 
+#include <memory>
 #include <utility>
 
 #include "kio/waiter.hpp"
@@ -23,26 +24,21 @@ public:
     // a row; the next walk runs through it and arms it. A read woken by its own input
     // each time never parks twice in a row, and never pays for a gate.
     explicit GatedRead(int parks_before_gate) : parks_before_gate_(parks_before_gate) {}
+    // A moved-from read points at the never-armed block again, as before its set-up.
     GatedRead(GatedRead&& other) noexcept
-        : gate_(std::exchange(other.gate_, nullptr)),
+        : gate_(std::move(other.gate_)),
           shared_(std::exchange(other.shared_, &detail::IdleShared::never_armed)),
           parks_before_gate_(other.parks_before_gate_),
           parks_in_a_row_(other.parks_in_a_row_),
           counter_(other.counter_) {}
     GatedRead& operator=(GatedRead&& other) noexcept {
-        if (this != &other) {
-            delete gate_;
-            gate_ = std::exchange(other.gate_, nullptr);
-            shared_ = std::exchange(other.shared_, &detail::IdleShared::never_armed);
-            parks_before_gate_ = other.parks_before_gate_;
-            parks_in_a_row_ = other.parks_in_a_row_;
-            counter_ = other.counter_;
-        }
+        gate_ = std::move(other.gate_);
+        shared_ = std::exchange(other.shared_, &detail::IdleShared::never_armed);
+        parks_before_gate_ = other.parks_before_gate_;
+        parks_in_a_row_ = other.parks_in_a_row_;
+        counter_ = other.counter_;
         return *this;
     }
-    GatedRead(const GatedRead&) = delete;
-    GatedRead& operator=(const GatedRead&) = delete;
-    ~GatedRead() { delete gate_; }
 
     // The idle path: true (and counted) when the gate is parked for this task and key,
     // so the read answers Pending without walking. Inline, so a caller can check it
@@ -71,7 +67,7 @@ public:
         if (!pending) {
             parks_in_a_row_ = 0;
         } else if (++parks_in_a_row_ >= parks_before_gate_ && !had_gate && set_up) {
-            gate_ = new Idle<K>();
+            gate_ = std::make_unique<Idle<K>>();
             shared_ = &gate_->shared();
         }
         return answer;
@@ -92,7 +88,7 @@ public:
     [[nodiscard]] const WalkCounter& counter() const { return counter_; }
 
 private:
-    Idle<K>* gate_ = nullptr;                                              // owned; set up lazily
+    std::unique_ptr<Idle<K>> gate_;                                        // set up lazily
     const detail::IdleShared* shared_ = &detail::IdleShared::never_armed;  // gate_->shared() once set up
     int parks_before_gate_;
     int parks_in_a_row_ = 0;
