@@ -113,36 +113,74 @@ void write_one(ExportTrack& track, Tally& tally) {
     ++track.written;
 }
 
-// One pass of the export task over all its tracks: for each, poll the subscriber, then
-// the open group, each until Pending (with nothing new, one Pending poll of each). The
-// task holds its waiter in a Park, as an executor's task would. One function on purpose:
-// a call per track would add its own prologue to what is measured.
-void pass(std::vector<ExportTrack>& tracks, kio::Park& park, const kio::Waker& waker, Tally& tally) {
-    const kio::Waiter& waiter = park.hold(waker);
-    for (ExportTrack& track : tracks) {
-        for (;;) {
-            auto group = track.subscriber.poll_group(waiter, model::Walk::arrival);
-            if (group.is_pending()) break;
-            if (!group.value().is_item()) {
-                tally.broken = true;
-                break;
+// The export task: its tracks, its waker, and the Park holding its waiter, as an
+// executor's task would hold them. pass() is what one wake of the task runs.
+class ExportTask {
+public:
+    ExportTask(std::vector<ExportTrack> owned, kio::Waker waker) : tracks(std::move(owned)), waker_(std::move(waker)) {}
+
+    // One pass over all the tracks: for each, poll the subscriber, then the open group,
+    // each until Pending (with nothing new, one Pending poll of each). Each answer lives
+    // only as long as its test, and a ready group (rare: a new group) is taken out of
+    // line, so the loop keeps few values live and the idle path is the two gate tests.
+    // Frames are read inline: the active path pays no extra call. One function on
+    // purpose: a call per track would add its own prologue to what is measured.
+    [[gnu::noinline]] void pass() {
+        const kio::Waiter& waiter = park_.hold(waker_);
+        for (ExportTrack& track : tracks) {
+            if (auto group = track.subscriber.poll_group(waiter, model::Walk::arrival); !group.is_pending())
+                [[unlikely]]
+                take_groups(track, waiter, std::move(group));
+            if (!track.open_group) [[unlikely]]
+                continue;
+            for (;;) {
+                auto frame = track.open_group->poll_read_frame(waiter);
+                if (frame.is_pending()) [[likely]]
+                    break;
+                if (!read_frame(track, frame)) break;
             }
-            track.open_group = std::move(group.value().item());
-            ++tally.groups;
-        }
-        if (!track.open_group) continue;
-        for (;;) {
-            auto frame = track.open_group->poll_read_frame(waiter);
-            if (frame.is_pending()) break;
-            if (!frame.value().is_item() || !payload_is(*frame.value().item(), track.read)) {
-                tally.broken = true;
-                break;
-            }
-            ++track.read;
-            ++tally.frames;
         }
     }
-}
+
+    std::vector<ExportTrack> tracks;
+    Tally tally;
+
+private:
+    using GroupAnswer = kio::Poll<model::Next<model::GroupConsumer>>;
+    using FrameAnswer = kio::Poll<model::Next<model::Bytes>>;
+
+    // `first` is a ready answer: take it and every group after it, up to Pending.
+    [[gnu::noinline]] void take_groups(ExportTrack& track, const kio::Waiter& waiter, GroupAnswer&& first) {
+        if (!take_group(track, first)) return;
+        for (;;) {
+            auto group = track.subscriber.poll_group(waiter, model::Walk::arrival);
+            if (group.is_pending() || !take_group(track, group)) return;
+        }
+    }
+    bool take_group(ExportTrack& track, GroupAnswer& group) {
+        if (!group.value().is_item()) {
+            tally.broken = true;
+            return false;
+        }
+        track.open_group = std::move(group.value().item());
+        ++tally.groups;
+        return true;
+    }
+
+    // A ready answer of the open group: checks its frame is the next one.
+    bool read_frame(ExportTrack& track, FrameAnswer& frame) {
+        if (!frame.value().is_item() || !payload_is(*frame.value().item(), track.read)) {
+            tally.broken = true;
+            return false;
+        }
+        ++track.read;
+        ++tally.frames;
+        return true;
+    }
+
+    kio::Waker waker_;
+    kio::Park park_;
+};
 
 enum class Case { idle, active };
 
@@ -222,31 +260,31 @@ int main(int argc, char** argv) {
     kio::ManualClock clock;
     std::vector<ExportTrack> tracks;
     tracks.reserve(options.tracks);
-    Tally setup;
+    Tally writes;
     for (std::uint64_t i = 0; i < options.tracks; ++i) {
         ExportTrack& track = tracks.emplace_back(clock, limits);
-        for (std::uint64_t frame = 0; frame < initial_frames; ++frame) write_one(track, setup);
+        for (std::uint64_t frame = 0; frame < initial_frames; ++frame) write_one(track, writes);
     }
 
-    WakeCounter task;
-    const kio::Waker waker = task.waker();
-    kio::Park park;
-    pass(tracks, park, waker, setup);
+    WakeCounter counter;
+    ExportTask task(std::move(tracks), counter.waker());
+    task.pass();
+    const Tally setup = std::exchange(task.tally, Tally{});
 
     // The measured part: everything from here scales with --polls.
-    const std::uint64_t wakes_before = task.wakes();
-    Tally measured;
+    const std::uint64_t wakes_before = counter.wakes();
     if (options.which == Case::idle) {
-        for (std::uint64_t i = 0; i < options.polls; ++i) pass(tracks, park, waker, measured);
+        for (std::uint64_t left = options.polls; left != 0; --left) task.pass();
     } else {
         for (std::uint64_t i = 0; i < options.polls; ++i) {
-            for (ExportTrack& track : tracks) write_one(track, measured);
-            pass(tracks, park, waker, measured);
+            for (ExportTrack& track : task.tracks) write_one(track, task.tally);
+            task.pass();
         }
     }
-    const std::uint64_t wakes = task.wakes() - wakes_before;
+    const std::uint64_t wakes = counter.wakes() - wakes_before;
+    const Tally measured = task.tally;
 
-    if (setup.broken || measured.broken) {
+    if (writes.broken || setup.broken || measured.broken) {
         std::fputs("idle_export: a read ended, failed or handed out a wrong frame, or a write was refused\n", stderr);
         return 1;
     }
