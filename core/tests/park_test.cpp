@@ -74,3 +74,27 @@ TEST_CASE("park_new_starts_holding") {
     held.register_on(list);
     CHECK(list.size() == 1);
 }
+
+TEST_CASE("park_holds_nothing_until_a_task_polls_and_after_release") {
+    WakeCounter task;
+    WaiterList list;
+    Park park;
+    CHECK(park.held() == nullptr);
+    const Waiter& waiter = park.hold(task.waker());
+    CHECK(park.held() == &waiter);
+    waiter.register_on(list);
+    park.release();
+    CHECK(park.held() == nullptr);
+    CHECK(list.live() == 0);  // released: its registration died with it
+    list.wake();
+    CHECK(task.wakes() == 0);
+}
+
+TEST_CASE("park_holds_a_waiter_for_a_noop_waker_too") {
+    // The empty slot's own waker matches no waker a caller passes, a noop one included.
+    Park park;
+    const Waiter& waiter = park.hold(moq::kio::Waker());
+    CHECK(park.held() == &waiter);
+    CHECK(waiter.waker().is_noop());
+    CHECK(&park.hold(moq::kio::Waker()) == &waiter);
+}

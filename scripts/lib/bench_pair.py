@@ -11,6 +11,9 @@ RESULTS is the folder the paired run filled:
                         head), round K; none for a revision = it has no such bench
   idle-REV.txt          one line per idle_export case: CASE TRACKS GATES POLLS I(0) I(N),
                         callgrind's instruction totals; missing = no idle_export
+  profile-REV.json      idle_profile.py's per-function counts of an idle pass (optional;
+                        both present = a section "per function" in bench.md and a
+                        `profile` part in bench.json)
 
 Writes REPORT_DIR/bench.md, bench.json and bench.svg together (or none of them), and
 prints the table. With --compare it also pairs the fanout runs with Google Benchmark's
@@ -27,6 +30,7 @@ import sys
 from xml.sax.saxutils import escape
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from idle_profile import table as profile_table  # noqa: E402
 from reports import write_reports  # noqa: E402
 
 REVISIONS = ("base", "head")
@@ -195,7 +199,33 @@ def markdown_table(rows):
     return lines
 
 
-def markdown(meta, rows, compared):
+def profiles(results):
+    """{"base": profile, "head": profile} when both revisions were profiled, else None."""
+    found = {}
+    for revision in REVISIONS:
+        path = os.path.join(results, f"profile-{revision}.json")
+        if not os.path.exists(path):
+            return None
+        with open(path, encoding="utf-8") as handle:
+            found[revision] = json.load(handle)
+    return found
+
+
+def profile_section(profiled):
+    if not profiled:
+        return []
+    return [
+        "Where an idle pass goes, per function: callgrind's per-instruction counts",
+        "(`--dump-instr=yes`) over runs of N and 0 passes, each instruction put back in the",
+        "functions it was inlined from (`addr2line -i`, from the builds' debug information);",
+        "inclusive / exclusive instructions per pass (scripts/lib/idle_profile.py):",
+        "",
+        profile_table([profiled["base"], profiled["head"]], list(REVISIONS)),
+        "",
+    ]
+
+
+def markdown(meta, rows, compared, profiled=None):
     load = meta.get("load") or []
     text = [
         "# Benchmarks of two revisions",
@@ -217,6 +247,7 @@ def markdown(meta, rows, compared):
     if load:
         text.append(f"- Load average (1, 5, 15 min) before and after the fanout runs: {' / '.join(load)}")
     text += ["", *markdown_table(rows), "", "A chart of the same figures: [bench.svg](bench.svg).", ""]
+    text += profile_section(profiled)
     if compared:
         # Its first line names the temporary files it read.
         table = [line for line in compared.rstrip("\n").splitlines() if not line.startswith("Comparing ")]
@@ -226,10 +257,12 @@ def markdown(meta, rows, compared):
     return "\n".join(text)
 
 
-def report_json(meta, rows):
+def report_json(meta, rows, profiled=None):
     keep = ("rounds", "repetitions", "idle_polls", "active_polls", "compiler", "tool", "load")
-    return json.dumps({"base": meta["base"], "head": meta["head"], **{k: meta[k] for k in keep if k in meta},
-                       "cases": rows}, indent=2, ensure_ascii=False) + "\n"
+    report = {"base": meta["base"], "head": meta["head"], **{k: meta[k] for k in keep if k in meta}, "cases": rows}
+    if profiled:
+        report["profile"] = profiled
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
 
 
 # The chart: one panel per kind of figure (each its own scale), in each a row per case
@@ -341,14 +374,17 @@ def main(argv):
         meta = json.load(handle)
     rows = pair_rows(results)
     compared = compare(results, argv[3]) if len(argv) == 4 else None
-    write_reports(reports, [("bench.md", markdown(meta, rows, compared)), ("bench.json", report_json(meta, rows)),
-                            ("bench.svg", svg(meta, rows))])
+    profiled = profiles(results)
+    write_reports(reports, [("bench.md", markdown(meta, rows, compared, profiled)),
+                            ("bench.json", report_json(meta, rows, profiled)), ("bench.svg", svg(meta, rows))])
     if compared:
         print(compared.rstrip("\n"))
         print()
     print(f"base: {revision_text(meta, 'base')}; head: {revision_text(meta, 'head')}")
     print("\n".join(markdown_table(rows)))
     print()
+    if profiled:
+        print("\n".join(profile_section(profiled)))
     print("bench: wrote reports/bench.md, reports/bench.json and reports/bench.svg")
     return 0
 

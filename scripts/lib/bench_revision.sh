@@ -57,7 +57,7 @@ bench_checkout() {
 # out, so an older revision still configures. A failure prints the log's tail, exits 1.
 bench_build_base() {
     local tree build log
-    local -a options=(-Dbuildtype=release) targets
+    local -a options=(-Dbuildtype=release -Ddebug=true) targets
     tree="$(bench_base_folder "$1")"
     build="$tree/build-bench"
     grep -q "option('tests'" "$tree/meson_options.txt" 2>/dev/null && options+=(-Dtests=false)
@@ -73,8 +73,19 @@ bench_build_base() {
         fi
     fi
     rm -f "$log"
+    bench_with_debug_info "$build"
     mapfile -t targets < <(bench_targets "$build" | cut -d' ' -f2)
     ((${#targets[@]} == 0)) || moq_build_quietly "$build" "${targets[@]}" || exit 1
+}
+
+# bench_with_debug_info BUILD: turns on BUILD's debug information if a set-up made before
+# the bench asked for it left it off (the per-function profile reads it).
+bench_with_debug_info() {
+    local debug
+    debug="$(meson introspect --buildoptions "$1" | python3 -c '
+import json, sys
+print(next((str(option["value"]).lower() for option in json.load(sys.stdin) if option["name"] == "debug"), "true"))')"
+    [[ $debug == true ]] || meson configure "$1" -Ddebug=true >/dev/null
 }
 
 # bench_targets BUILD: "NAME PATH" for each bench of BUILD's project (idle_export,
