@@ -99,7 +99,9 @@ def run_report(results, reports, *extra):
                           capture_output=True, text=True, check=False)
 
 
-class ReportTest(unittest.TestCase):
+class ResultsFolder(unittest.TestCase):
+    """A results folder for the paired run's report, and the reports folder it writes."""
+
     def setUp(self):
         self.folder = tempfile.mkdtemp()
         self.results = os.path.join(self.folder, "results")
@@ -108,6 +110,9 @@ class ReportTest(unittest.TestCase):
 
     def tearDown(self):
         shutil.rmtree(self.folder)
+
+
+class ReportTest(ResultsFolder):
 
     def report(self, **fixture):
         Fixture(self.results, **fixture)

@@ -18,7 +18,7 @@ import unittest
 LIB = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, LIB)
 import idle_profile  # noqa: E402
-from bench_pair_test import Fixture, run_report  # noqa: E402
+from bench_pair_test import Fixture, ResultsFolder, run_report  # noqa: E402
 from test_run import run_and_exit  # noqa: E402
 
 # Callgrind's format as --dump-instr=yes --compress-pos=no --compress-strings=no writes
@@ -200,16 +200,7 @@ class UsageTest(unittest.TestCase):
         self.assert_refused(self.tool("frobnicate"), "usage")
 
 
-class PairSectionTest(unittest.TestCase):
-    def setUp(self):
-        self.folder = tempfile.mkdtemp()
-        self.results = os.path.join(self.folder, "results")
-        self.reports = os.path.join(self.folder, "reports")
-        os.makedirs(self.results)
-
-    def tearDown(self):
-        shutil.rmtree(self.folder)
-
+class PairSectionTest(ResultsFolder):
     def test_both_profiles_give_a_section_and_a_profile_part(self):
         fixture = Fixture(self.results)
         fixture.write("profile-base.json", json.dumps(profile(70.0, {"kio::Park::hold": (9.0, 2.0)})))
