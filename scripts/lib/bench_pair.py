@@ -30,7 +30,7 @@ import sys
 from xml.sax.saxutils import escape
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from idle_profile import table as profile_table  # noqa: E402
+from idle_profile import section as profile_lines  # noqa: E402
 from reports import write_reports  # noqa: E402
 
 REVISIONS = ("base", "head")
@@ -212,17 +212,7 @@ def profiles(results):
 
 
 def profile_section(profiled):
-    if not profiled:
-        return []
-    return [
-        "Where an idle pass goes, per function: callgrind's per-instruction counts",
-        "(`--dump-instr=yes`) over runs of N and 0 passes, each instruction put back in the",
-        "functions it was inlined from (`addr2line -i`, from the builds' debug information);",
-        "inclusive / exclusive instructions per pass (scripts/lib/idle_profile.py):",
-        "",
-        profile_table([profiled["base"], profiled["head"]], list(REVISIONS)),
-        "",
-    ]
+    return profile_lines([profiled["base"], profiled["head"]], list(REVISIONS)) if profiled else []
 
 
 def markdown(meta, rows, compared, profiled=None):

@@ -204,6 +204,19 @@ def table(profiles, names=None):
     return "\n".join(lines)
 
 
+def section(profiles, names=None):
+    """The lines of a report's section on the table: what it counts, then the table."""
+    return [
+        "Where an idle pass goes, per function: callgrind's per-instruction counts",
+        "(`--dump-instr=yes`) over runs of N and 0 passes, each instruction put back in the",
+        "functions it was inlined from (`addr2line -i`, from the build's debug information);",
+        "inclusive / exclusive instructions per pass (scripts/lib/idle_profile.py):",
+        "",
+        table(profiles, names),
+        "",
+    ]
+
+
 def run(argv):
     parser = Parser(prog="idle_profile.py run")
     parser.add_argument("program")
