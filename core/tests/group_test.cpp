@@ -297,3 +297,128 @@ TEST_CASE_FIXTURE(OneGroup, "finished_reports_the_frame_count_or_the_error") {
     CHECK(consumer.poll_finished(waiter).value().item() == 2);
     CHECK(producer.frame_count() == 2);
 }
+
+// Rust parity (interleave_read_and_next_frame): the whole-frame and the chunked reads
+// move one cursor, so each frame is handed out once, in order, whichever read takes it.
+TEST_CASE_FIXTURE(OneGroup, "read_frame_and_next_frame_move_one_cursor") {
+    REQUIRE_FALSE(producer.write_frame("a"));
+    REQUIRE_FALSE(producer.write_frame("b"));
+    REQUIRE_FALSE(producer.write_frame("c"));
+    REQUIRE_FALSE(producer.finish());
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "a");
+    auto next = consumer.poll_next_frame(waiter);
+    REQUIRE(next.is_ready());
+    REQUIRE(next.value().is_item());
+    auto& frame = next.value().item();
+    CHECK(frame.index() == 1);
+    CHECK(frame.poll_read_chunk(waiter).value().item() == "b");
+    CHECK(frame.poll_read_chunk(waiter).value().is_end());
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "c");
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+    CHECK(consumer.poll_next_frame(waiter).value().is_end());
+}
+
+// Rust parity (read_frame_past_cleared_frames_does_not_panic): a cursor moved past the
+// frames an abort released gets the abort, unless it is past a finished group's end.
+TEST_CASE("a_cursor_past_the_frames_of_an_aborted_group_gets_the_abort") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer unfinished{0};
+    GroupConsumer far = unfinished.consume();
+    for (const char* frame : {"a", "b", "c"}) REQUIRE_FALSE(unfinished.write_frame(frame));
+    unfinished.abort(Error::cancel);
+    far.skip_to(5);
+    CHECK(far.poll_read_frame(waiter).value().error() == Error::cancel);
+    CHECK(far.poll_next_frame(waiter).value().error() == Error::cancel);
+    CHECK(far.poll_finished(waiter).value().error() == Error::cancel);
+
+    GroupProducer finished{1};
+    GroupConsumer drained = finished.consume();
+    GroupConsumer short_of_it = finished.consume();
+    for (const char* frame : {"a", "b", "c"}) REQUIRE_FALSE(finished.write_frame(frame));
+    REQUIRE_FALSE(finished.finish());
+    finished.abort(Error::cancel);
+    drained.skip_to(3);  // exactly at the frame count: nothing was lost
+    CHECK(ended(drained.poll_read_frame(waiter)));
+    CHECK(drained.poll_finished(waiter).value().item() == 3);
+    short_of_it.skip_to(2);  // one frame short: it lost frame 2
+    CHECK(short_of_it.poll_read_frame(waiter).value().error() == Error::cancel);
+}
+
+// The limits are inclusive: a group may hold exactly max_bytes and exactly max_frames;
+// the frame or byte past either is refused and aborts the group (G3). A chunked frame
+// counts its declared size when it starts.
+TEST_CASE("a_group_holds_exactly_its_limits_and_refuses_one_past_them") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer bytes{0, GroupLimits{.max_bytes = 8, .max_frames = 100}};
+    GroupConsumer bytes_reader = bytes.consume();
+    REQUIRE_FALSE(bytes.write_frame("1234"));
+    REQUIRE_FALSE(bytes.start_frame(4));
+    REQUIRE_FALSE(bytes.write_chunk("5678"));
+    REQUIRE_FALSE(bytes.end_frame());
+    REQUIRE_FALSE(bytes.write_frame(""));  // an empty frame adds no byte
+    CHECK(frame_of(bytes_reader.poll_read_frame(waiter)) == "1234");
+    CHECK(frame_of(bytes_reader.poll_read_frame(waiter)) == "5678");
+    CHECK(frame_of(bytes_reader.poll_read_frame(waiter)).empty());
+    CHECK(bytes.start_frame(1) == Error::too_large);
+    CHECK(bytes_reader.poll_read_frame(waiter).value().error() == Error::too_large);
+
+    GroupProducer frames{1, GroupLimits{.max_bytes = 1 << 20, .max_frames = 3}};
+    GroupConsumer frames_reader = frames.consume();
+    REQUIRE_FALSE(frames.write_frame("a"));
+    REQUIRE_FALSE(frames.write_frame("b"));
+    REQUIRE_FALSE(frames.start_frame(1));  // the third frame counts from its start
+    REQUIRE_FALSE(frames.write_chunk("c"));
+    REQUIRE_FALSE(frames.end_frame());
+    REQUIRE_FALSE(frames.finish());  // a full group still finishes
+    for (const char* frame : {"a", "b", "c"}) CHECK(frame_of(frames_reader.poll_read_frame(waiter)) == frame);
+    CHECK(ended(frames_reader.poll_read_frame(waiter)));
+    CHECK(frames_reader.poll_finished(waiter).value().item() == 3);
+}
+
+// An empty frame is a frame, not an end: whole, and as a chunked frame of size 0.
+TEST_CASE_FIXTURE(OneGroup, "an_empty_frame_is_a_frame_and_not_the_end") {
+    REQUIRE_FALSE(producer.write_frame(""));
+    REQUIRE_FALSE(producer.start_frame(0));
+    CHECK(frame_of(consumer.poll_read_frame(waiter)).empty());
+    auto next = consumer.poll_next_frame(waiter);
+    REQUIRE(next.value().is_item());
+    CHECK(next.value().item().poll_read_chunk(waiter).value().is_end());  // all 0 bytes read
+    REQUIRE_FALSE(producer.end_frame());
+    REQUIRE_FALSE(producer.finish());
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+    CHECK(consumer.poll_finished(waiter).value().item() == 2);
+}
+
+// Reading past the end: every read of a group that ended answers that end again, and
+// after an error the same error, however often it is polled (G5, G6).
+TEST_CASE("every_read_answers_its_end_or_error_again_when_polled_past_it") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer finished{0};
+    GroupConsumer drained = finished.consume();
+    REQUIRE_FALSE(finished.write_frame("a"));
+    REQUIRE_FALSE(finished.finish());
+    CHECK(frame_of(drained.poll_read_frame(waiter)) == "a");
+    for (int again = 0; again < 3; ++again) {
+        CHECK(ended(drained.poll_read_frame(waiter)));
+        CHECK(drained.poll_read_frames(waiter, 4).value().is_end());
+        CHECK(drained.poll_read_object(waiter).value().is_end());
+        CHECK(drained.poll_next_frame(waiter).value().is_end());
+        CHECK(drained.poll_finished(waiter).value().item() == 1);
+    }
+
+    GroupProducer aborted{1};
+    GroupConsumer behind = aborted.consume();
+    REQUIRE_FALSE(aborted.write_frame("a"));
+    aborted.abort(Error::cancel);
+    for (int again = 0; again < 3; ++again) {
+        CHECK(behind.poll_read_frame(waiter).value().error() == Error::cancel);
+        CHECK(behind.poll_read_frames(waiter, 4).value().error() == Error::cancel);
+        CHECK(behind.poll_read_object(waiter).value().error() == Error::cancel);
+        CHECK(behind.poll_next_frame(waiter).value().error() == Error::cancel);
+        CHECK(behind.poll_finished(waiter).value().error() == Error::cancel);
+    }
+    CHECK(task.wakes() == 0);  // nothing parked on the way
+}
