@@ -422,8 +422,8 @@ bool ResumeRecover::wants(std::optional<Error> failed, const kio::Waiter& waiter
     if (failed && !is_verdict(*failed)) return true;
     // A stall looks past its copy once the route moved on, or once it ended: an end with
     // an error ends the group with it, which a route that never moves again would
-    // otherwise leave parked for good.
-    return generation != generation_ || ended;
+    // otherwise leave parked for good. A verdict stands unless the route moved on.
+    return generation != generation_ || (!failed && ended);
 }
 
 kio::Poll<std::variant<Replacement, Error>> ResumeRecover::poll(std::size_t, std::optional<Error> failed,

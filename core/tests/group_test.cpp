@@ -422,3 +422,53 @@ TEST_CASE("every_read_answers_its_end_or_error_again_when_polled_past_it") {
     }
     CHECK(task.wakes() == 0);  // nothing parked on the way
 }
+
+// Rust parity (end_at_zero_is_empty, end_at_caps_and_reopens): a cap at 0 ends every
+// capped read at once; clearing it re-offers the frames still cached. A batch of at most
+// 0 frames is an empty batch, never an end.
+TEST_CASE_FIXTURE(OneGroup, "a_cap_of_zero_ends_every_read_and_lifting_it_reopens") {
+    REQUIRE_FALSE(producer.write_frame("a"));
+    consumer.with_end(0);
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+    CHECK(consumer.poll_read_frames(waiter, 4).value().is_end());
+    CHECK(consumer.poll_read_object(waiter).value().is_end());
+    CHECK(consumer.poll_next_frame(waiter).value().is_end());
+    consumer.with_end(std::nullopt);
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "a");
+    auto none = consumer.poll_read_frames(waiter, 0);
+    REQUIRE(none.is_ready());
+    REQUIRE(none.value().is_item());
+    CHECK(none.value().item().empty());
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+}
+
+// A reader polled by a second task belongs to that task: the next input change wakes
+// the task that polled last, for the ungated reads too (W6).
+TEST_CASE_FIXTURE(OneGroup, "the_task_that_polled_last_is_woken_by_every_read") {
+    WakeCounter other_task;
+    const Waiter other{other_task.waker()};
+    REQUIRE_FALSE(producer.start_frame(2));
+    auto next = consumer.poll_next_frame(waiter);
+    REQUIRE(next.value().is_item());
+    auto& frame = next.value().item();
+    CHECK(frame.poll_read_chunk(waiter).is_pending());
+    CHECK(frame.poll_read_chunk(other).is_pending());
+    CHECK(consumer.poll_finished(waiter).is_pending());
+    CHECK(consumer.poll_finished(other).is_pending());
+    REQUIRE_FALSE(producer.write_chunk("x"));
+    CHECK(other_task.wakes() >= 1);
+    CHECK(frame.poll_read_chunk(other).value().item() == "x");
+    CHECK(frame.poll_read_chunk(other).is_pending());
+    other_task.reset();
+    REQUIRE_FALSE(producer.write_chunk("y"));
+    CHECK(other_task.wakes() >= 1);
+    CHECK(frame.poll_read_chunk(other).value().item() == "y");
+    REQUIRE_FALSE(producer.end_frame());
+    // The chunk writes drained every registration (W2): the count's read parks again.
+    CHECK(consumer.poll_finished(waiter).is_pending());
+    CHECK(consumer.poll_finished(other).is_pending());
+    other_task.reset();
+    REQUIRE_FALSE(producer.finish());
+    CHECK(other_task.wakes() >= 1);
+    CHECK(consumer.poll_finished(other).value().item() == 1);
+}

@@ -683,3 +683,53 @@ TEST_CASE_FIXTURE(Front, "raising_the_range_start_drops_the_groups_held_below_it
     CHECK(take(Walk::arrival) == 2);  // not the held 1, now below the start
     CHECK(pending(Walk::arrival));
 }
+
+// A reader moved while parked (into a subscriber, as an export builds one) keeps its
+// registrations: the next group wakes the task and the moved reader hands it out. A
+// take with no peek in hand hands out nothing and moves nothing.
+TEST_CASE_FIXTURE(Front, "a_reader_moved_while_parked_still_wakes_and_reads") {
+    route.serve_from(a.consume());
+    CHECK_FALSE(reader.take().has_value());
+    park_until_armed(Walk::arrival);
+    moq::model::TrackSubscriber subscriber{std::move(reader)};
+    CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());  // the same task: no walk
+    task.reset();
+    land(a, 0);
+    CHECK(task.wakes() >= 1);
+    auto group = subscriber.poll_group(waiter, Walk::arrival);
+    REQUIRE(group.is_ready());
+    REQUIRE(group.value().is_item());
+    CHECK(group.value().item().sequence() == 0);
+    CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());
+    CHECK_FALSE(subscriber.reader().take().has_value());
+}
+
+// Polled again after its error, with nothing changed, the reader answers the error
+// again (R13).
+TEST_CASE_FIXTURE(Front, "a_reader_polled_after_its_error_answers_it_again") {
+    route.serve_from(a.consume());
+    route.end(Error::unroutable);
+    for (int again = 0; again < 3; ++again) {
+        auto peek = reader.poll_peek_group(waiter, Walk::sequence);
+        REQUIRE(peek.is_ready());
+        REQUIRE(peek.value().is_error());
+        CHECK(peek.value().error() == Error::unroutable);
+        CHECK(reader.poll_peek_group(waiter, Walk::arrival).value().error() == Error::unroutable);
+    }
+}
+
+// A verdict is the content's own answer: a route that ends, cleanly or not, does not
+// replace it; only a route that moves on to another copy is looked at (R14).
+TEST_CASE_FIXTURE(Front, "a_verdict_stands_when_the_route_ends") {
+    auto kept = land_kept(a, 0);
+    route.serve_from(a.consume());
+    REQUIRE(reader.poll_peek_group(waiter, Walk::arrival).is_ready());
+    auto handed = reader.take();
+    REQUIRE(handed.has_value());
+    kept.abort(Error::cancel);
+    route.end(std::nullopt);
+    auto answer = handed->poll_read_frame(waiter);
+    REQUIRE(answer.is_ready());
+    REQUIRE(answer.value().is_error());
+    CHECK(answer.value().error() == Error::cancel);
+}

@@ -406,3 +406,18 @@ TEST_CASE_FIXTURE(OneTrack, "an_end_at_the_newest_group_is_refused_and_a_future_
     create(4);  // below the end, but below the floor too: never offered
     CHECK(ended(cursor, waiter));
 }
+
+// take and skip with no peek in hand hand out nothing and move nothing; a cursor moved
+// while parked keeps its registration on the track (T9, T10).
+TEST_CASE_FIXTURE(OneTrack, "take_without_a_peek_moves_nothing_and_a_moved_cursor_still_wakes") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    CHECK_FALSE(cursor.take().has_value());
+    cursor.skip();
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    TrackCursor moved = std::move(cursor);
+    create(0);
+    CHECK(task.wakes() >= 1);
+    CHECK(take_next(moved, waiter) == 0);
+    CHECK(moved.poll_peek(waiter).is_pending());
+}
