@@ -206,20 +206,34 @@ TEST_CASE_FIXTURE(OneGroup, "next_frame_streams_a_frame_still_arriving") {
     CHECK(reader.poll_read_chunk(waiter).value().is_end());
 }
 
+// The limits are inclusive: a group holds exactly max_bytes (a chunked frame counts its
+// declared size when it starts) and exactly max_frames; one byte or frame more is refused
+// and aborts the group (G3).
 TEST_CASE("a_group_over_its_byte_limit_aborts") {
     WakeCounter task;
     const Waiter waiter{task.waker()};
     GroupProducer producer{0, GroupLimits{.max_bytes = 8, .max_frames = 100}};
     GroupConsumer consumer = producer.consume();
-    REQUIRE_FALSE(producer.write_frame("12345"));
-    CHECK(producer.write_frame("6789") == Error::too_large);
+    REQUIRE_FALSE(producer.write_frame("1234"));
+    REQUIRE_FALSE(producer.start_frame(4));
+    REQUIRE_FALSE(producer.write_chunk("5678"));
+    REQUIRE_FALSE(producer.end_frame());
+    REQUIRE_FALSE(producer.write_frame(""));  // an empty frame adds no byte
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "1234");
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "5678");
+    CHECK(frame_of(consumer.poll_read_frame(waiter)).empty());
+    CHECK(producer.start_frame(1) == Error::too_large);
     CHECK(producer.write_frame("x") == Error::closed);
     CHECK(consumer.poll_read_frame(waiter).value().error() == Error::too_large);
 }
 
 TEST_CASE("a_group_over_its_frame_limit_aborts") {
     GroupProducer producer{0, GroupLimits{.max_bytes = 1 << 20, .max_frames = 3}};
-    for (int i = 0; i < 3; ++i) REQUIRE_FALSE(producer.write_frame("f"));
+    for (int i = 0; i < 2; ++i) REQUIRE_FALSE(producer.write_frame("f"));
+    REQUIRE_FALSE(producer.start_frame(1));  // the third frame counts from its start
+    CHECK(producer.write_frame("f") == Error::frame_open);
+    REQUIRE_FALSE(producer.write_chunk("f"));
+    REQUIRE_FALSE(producer.end_frame());
     CHECK(producer.write_frame("f") == Error::too_large);
     CHECK(producer.start_frame(1) == Error::closed);
 }
@@ -345,38 +359,6 @@ TEST_CASE("a_cursor_past_the_frames_of_an_aborted_group_gets_the_abort") {
     CHECK(short_of_it.poll_read_frame(waiter).value().error() == Error::cancel);
 }
 
-// The limits are inclusive: a group may hold exactly max_bytes and exactly max_frames;
-// the frame or byte past either is refused and aborts the group (G3). A chunked frame
-// counts its declared size when it starts.
-TEST_CASE("a_group_holds_exactly_its_limits_and_refuses_one_past_them") {
-    WakeCounter task;
-    const Waiter waiter{task.waker()};
-    GroupProducer bytes{0, GroupLimits{.max_bytes = 8, .max_frames = 100}};
-    GroupConsumer bytes_reader = bytes.consume();
-    REQUIRE_FALSE(bytes.write_frame("1234"));
-    REQUIRE_FALSE(bytes.start_frame(4));
-    REQUIRE_FALSE(bytes.write_chunk("5678"));
-    REQUIRE_FALSE(bytes.end_frame());
-    REQUIRE_FALSE(bytes.write_frame(""));  // an empty frame adds no byte
-    CHECK(frame_of(bytes_reader.poll_read_frame(waiter)) == "1234");
-    CHECK(frame_of(bytes_reader.poll_read_frame(waiter)) == "5678");
-    CHECK(frame_of(bytes_reader.poll_read_frame(waiter)).empty());
-    CHECK(bytes.start_frame(1) == Error::too_large);
-    CHECK(bytes_reader.poll_read_frame(waiter).value().error() == Error::too_large);
-
-    GroupProducer frames{1, GroupLimits{.max_bytes = 1 << 20, .max_frames = 3}};
-    GroupConsumer frames_reader = frames.consume();
-    REQUIRE_FALSE(frames.write_frame("a"));
-    REQUIRE_FALSE(frames.write_frame("b"));
-    REQUIRE_FALSE(frames.start_frame(1));  // the third frame counts from its start
-    REQUIRE_FALSE(frames.write_chunk("c"));
-    REQUIRE_FALSE(frames.end_frame());
-    REQUIRE_FALSE(frames.finish());  // a full group still finishes
-    for (const char* frame : {"a", "b", "c"}) CHECK(frame_of(frames_reader.poll_read_frame(waiter)) == frame);
-    CHECK(ended(frames_reader.poll_read_frame(waiter)));
-    CHECK(frames_reader.poll_finished(waiter).value().item() == 3);
-}
-
 // An empty frame is a frame, not an end: whole, and as a chunked frame of size 0.
 TEST_CASE_FIXTURE(OneGroup, "an_empty_frame_is_a_frame_and_not_the_end") {
     REQUIRE_FALSE(producer.write_frame(""));
@@ -393,20 +375,16 @@ TEST_CASE_FIXTURE(OneGroup, "an_empty_frame_is_a_frame_and_not_the_end") {
 
 // Reading past the end: every read of a group that ended answers that end again, and
 // after an error the same error, however often it is polled (G5, G6).
-TEST_CASE("every_read_answers_its_end_or_error_again_when_polled_past_it") {
-    WakeCounter task;
-    const Waiter waiter{task.waker()};
-    GroupProducer finished{0};
-    GroupConsumer drained = finished.consume();
-    REQUIRE_FALSE(finished.write_frame("a"));
-    REQUIRE_FALSE(finished.finish());
-    CHECK(frame_of(drained.poll_read_frame(waiter)) == "a");
+TEST_CASE_FIXTURE(OneGroup, "every_read_answers_its_end_or_error_again_when_polled_past_it") {
+    REQUIRE_FALSE(producer.write_frame("a"));
+    REQUIRE_FALSE(producer.finish());
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "a");
     for (int again = 0; again < 3; ++again) {
-        CHECK(ended(drained.poll_read_frame(waiter)));
-        CHECK(drained.poll_read_frames(waiter, 4).value().is_end());
-        CHECK(drained.poll_read_object(waiter).value().is_end());
-        CHECK(drained.poll_next_frame(waiter).value().is_end());
-        CHECK(drained.poll_finished(waiter).value().item() == 1);
+        CHECK(ended(consumer.poll_read_frame(waiter)));
+        CHECK(consumer.poll_read_frames(waiter, 4).value().is_end());
+        CHECK(consumer.poll_read_object(waiter).value().is_end());
+        CHECK(consumer.poll_next_frame(waiter).value().is_end());
+        CHECK(consumer.poll_finished(waiter).value().item() == 1);
     }
 
     GroupProducer aborted{1};

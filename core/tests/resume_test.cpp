@@ -281,12 +281,7 @@ TEST_CASE_FIXTURE(Front, "a_stalled_group_outlives_a_clean_route_end") {
 }
 
 TEST_CASE_FIXTURE(Front, "raising_the_range_end_offers_the_groups_held_past_it") {
-    route.serve_from(a.consume());
-    reader.set_range(0, 1);
-    land(a, 0);
-    land(a, 1);
-    CHECK(take(Walk::arrival) == 0);
-    CHECK(ended(Walk::arrival));  // everything in [0, 1) is handed out; 1 is held back
+    hold_one_past_the_end();
     reader.set_range(0, 5);
     land(a, 2);
     CHECK(take(Walk::arrival) == 1);
@@ -567,10 +562,7 @@ TEST_CASE_FIXTURE(Front, "the_first_end_of_a_route_stands") {
     moq::model::ResumeReader other{failed.consume(), unused.consume(), clock};
     failed.end(Error::route_failed);
     failed.end(std::nullopt);
-    auto peek = other.poll_peek_group(waiter, Walk::sequence);
-    REQUIRE(peek.is_ready());
-    REQUIRE(peek.value().is_error());
-    CHECK(peek.value().error() == Error::route_failed);
+    CHECK(error_of(other, Walk::sequence) == Error::route_failed);
 }
 
 // Rust parity (consecutive_updates_wake): a reader that applied one preferences update
@@ -628,10 +620,7 @@ TEST_CASE_FIXTURE(Front, "a_route_ended_with_an_error_hands_out_what_its_copy_ha
     route.end(Error::cancel);
     CHECK(take(Walk::arrival) == 0);
     CHECK(take(Walk::arrival) == 1);
-    auto peek = reader.poll_peek_group(waiter, Walk::arrival);
-    REQUIRE(peek.is_ready());
-    REQUIRE(peek.value().is_error());
-    CHECK(peek.value().error() == Error::cancel);
+    CHECK(error_of(reader, Walk::arrival) == Error::cancel);
 }
 
 // Rust parity (dropped_producer_keeps_a_live_segment_serving,
@@ -663,21 +652,13 @@ TEST_CASE_FIXTURE(Front, "a_route_whose_producer_goes_serves_on_from_its_copy_or
     task.reset();
     never.reset();
     CHECK(task.wakes() >= 1);
-    auto peek = unserved.poll_peek_group(waiter, Walk::sequence);
-    REQUIRE(peek.is_ready());
-    REQUIRE(peek.value().is_error());
-    CHECK(peek.value().error() == Error::dropped);
+    CHECK(error_of(unserved, Walk::sequence) == Error::dropped);
 }
 
 // Rust parity (start_at_drops_parked_groups_below_the_floor): a group held past the
 // range's end is dropped once the range's start rises past it (R5, R12).
 TEST_CASE_FIXTURE(Front, "raising_the_range_start_drops_the_groups_held_below_it") {
-    route.serve_from(a.consume());
-    reader.set_range(0, 1);
-    land(a, 0);
-    land(a, 1);
-    CHECK(take(Walk::arrival) == 0);
-    CHECK(ended(Walk::arrival));  // 1 is held past the end
+    hold_one_past_the_end();
     reader.set_range(2, 10);
     land(a, 2);
     CHECK(take(Walk::arrival) == 2);  // not the held 1, now below the start
@@ -710,11 +691,8 @@ TEST_CASE_FIXTURE(Front, "a_reader_polled_after_its_error_answers_it_again") {
     route.serve_from(a.consume());
     route.end(Error::unroutable);
     for (int again = 0; again < 3; ++again) {
-        auto peek = reader.poll_peek_group(waiter, Walk::sequence);
-        REQUIRE(peek.is_ready());
-        REQUIRE(peek.value().is_error());
-        CHECK(peek.value().error() == Error::unroutable);
-        CHECK(reader.poll_peek_group(waiter, Walk::arrival).value().error() == Error::unroutable);
+        CHECK(error_of(reader, Walk::sequence) == Error::unroutable);
+        CHECK(error_of(reader, Walk::arrival) == Error::unroutable);
     }
 }
 
