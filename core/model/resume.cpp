@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <utility>
 
 #include "kio/schedule_point.hpp"
 #include "model/registering.hpp"
@@ -415,10 +416,14 @@ std::optional<kio::Duration> ResumeRecover::poll_budget(const kio::Waiter& waite
 }
 
 bool ResumeRecover::wants(std::optional<Error> failed, const kio::Waiter& waiter) {
-    const std::uint64_t generation =
-        route_.read_and_watch(waiter, [](const RouteState& state) { return state.generation; });
+    const auto [generation, ended] = route_.read_and_watch(waiter, [](const RouteState& state) {
+        return std::pair<std::uint64_t, bool>(state.generation, state.end.has_value());
+    });
     if (failed && !is_verdict(*failed)) return true;
-    return generation != generation_;
+    // A stall looks past its copy once the route moved on, or once it ended: an end with
+    // an error ends the group with it, which a route that never moves again would
+    // otherwise leave parked for good. A verdict stands unless the route moved on.
+    return generation != generation_ || (!failed && ended);
 }
 
 kio::Poll<std::variant<Replacement, Error>> ResumeRecover::poll(std::size_t, std::optional<Error> failed,

@@ -236,3 +236,43 @@ TEST_CASE("t1_concurrent_appends_each_land_at_a_distinct_consecutive_sequence") 
         for (std::size_t i = 0; i < all.size(); ++i) REQUIRE(all[i] == i);
     }
 }
+
+// Rust parity (loom racing_last_producer_drops_still_close): the last two producers
+// dropped on two threads at once close the cell exactly once, and a waiter parked on
+// the close hears it once. A smoke test: the window is a few instructions wide.
+TEST_CASE("racing_last_producer_drops_close_the_cell_once") {
+    constexpr int rounds = 2000;
+    struct Count {
+        std::atomic<int> wakes{0};
+        static void* clone(void* data) { return data; }
+        static void wake(void* data) { static_cast<Count*>(data)->wakes.fetch_add(1); }
+        static void drop(void*) {}
+    };
+    static constexpr WakerVtable count_vtable{&Count::clone, &Count::wake, &Count::drop};
+    int not_closed = 0;
+    int wrong_wakes = 0;
+    for (int round = 0; round < rounds; ++round) {
+        Count count;
+        const moq::kio::Waiter waiter{Waker(&count_vtable, &count)};
+        std::optional<Producer<int>> first{std::in_place, 0};
+        std::optional<Producer<int>> second{*first};
+        const Consumer<int> consumer = first->consume();
+        REQUIRE(consumer.poll_closed(waiter).is_pending());
+        std::atomic<bool> go{false};
+        std::thread one([&] {
+            while (!go.load()) std::this_thread::yield();
+            first.reset();
+        });
+        std::thread two([&] {
+            while (!go.load()) std::this_thread::yield();
+            second.reset();
+        });
+        go.store(true);
+        one.join();
+        two.join();
+        if (!consumer.is_closed()) ++not_closed;
+        if (count.wakes.load() != 1) ++wrong_wakes;
+    }
+    CHECK(not_closed == 0);
+    CHECK(wrong_wakes == 0);
+}

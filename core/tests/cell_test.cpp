@@ -188,3 +188,35 @@ TEST_CASE("a_producer_moved_onto_another_lets_go_of_the_cell_it_held") {
     held = std::move(same);  // onto itself: keeps its cell
     CHECK(held.read([](const int& value) { return value; }) == 5);
 }
+
+// Rust parity (loom write_wakes_a_parked_consumer): a write then the last producer's drop
+// still hands a parked consumer the value it waited for; the close comes after it.
+TEST_CASE("a_write_then_the_last_producer_going_still_hands_out_the_value") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    std::optional<Producer<int>> producer{std::in_place, 0};
+    const Consumer<int> consumer = producer->consume();
+    CHECK(consumer.poll(waiter, at_least(1)).is_pending());
+    producer->modify([](int& value) { value = 1; });
+    producer.reset();
+    CHECK(task.wakes() >= 1);
+    auto answer = consumer.poll(waiter, at_least(1));
+    REQUIRE(answer.is_ready());
+    CHECK(answer.value() == 1);
+    CHECK(consumer.poll(waiter, at_least(2)).is_closed());
+}
+
+// Closing is answered before the consumer count: a closed cell is neither used nor
+// unused (Ready false), whatever its consumers (K13).
+TEST_CASE("a_closed_cell_answers_used_and_unused_with_false") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Producer<int> producer{0};
+    CHECK(producer.poll_used(waiter).is_pending());
+    CHECK(producer.close());
+    CHECK(task.wakes() == 1);
+    CHECK_FALSE(producer.poll_used(waiter).value());
+    CHECK_FALSE(producer.poll_unused(waiter).value());  // no consumer, yet not "unused"
+    const Consumer<int> consumer = producer.consume();
+    CHECK_FALSE(producer.poll_used(waiter).value());  // a consumer, yet not "used"
+}

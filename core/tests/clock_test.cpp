@@ -177,3 +177,32 @@ TEST_CASE("k14_the_system_clock_sleeps_through_a_far_deadline") {
     CHECK(near_task.wakes() == 1);
     CHECK(far_task.wakes() == 0);
 }
+
+// Rust parity (re_arming_to_the_same_instant_does_not_restart,
+// disarming_a_live_countdown_stops_it, re_arming_after_disarm_fires_again).
+TEST_CASE("a_deadline_set_again_keeps_its_instant_disarmed_stays_quiet_and_re_armed_fires") {
+    ManualClock clock;
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Deadline deadline{clock};
+    deadline.set(Instant{10ms});
+    CHECK(deadline.poll(waiter).is_pending());
+    clock.advance_to(Instant{6ms});
+    deadline.set(Instant{10ms});  // the same instant: the countdown does not restart
+    CHECK(deadline.poll(waiter).is_pending());
+    clock.advance_to(Instant{10ms});
+    CHECK(deadline.poll(waiter).is_ready());
+
+    deadline.set(Instant{20ms});
+    CHECK(deadline.poll(waiter).is_pending());
+    deadline.disarm();
+    clock.advance_to(Instant{30ms});  // the old registration may fire: a spurious wake
+    CHECK(deadline.poll(waiter).is_pending());
+    CHECK(deadline.poll(waiter).is_pending());
+    task.reset();
+    deadline.set(Instant{40ms});
+    CHECK(deadline.poll(waiter).is_pending());
+    clock.advance_to(Instant{40ms});
+    CHECK(task.wakes() == 1);
+    CHECK(deadline.poll(waiter).is_ready());
+}

@@ -206,20 +206,34 @@ TEST_CASE_FIXTURE(OneGroup, "next_frame_streams_a_frame_still_arriving") {
     CHECK(reader.poll_read_chunk(waiter).value().is_end());
 }
 
+// The limits are inclusive: a group holds exactly max_bytes (a chunked frame counts its
+// declared size when it starts) and exactly max_frames; one byte or frame more is refused
+// and aborts the group (G3).
 TEST_CASE("a_group_over_its_byte_limit_aborts") {
     WakeCounter task;
     const Waiter waiter{task.waker()};
     GroupProducer producer{0, GroupLimits{.max_bytes = 8, .max_frames = 100}};
     GroupConsumer consumer = producer.consume();
-    REQUIRE_FALSE(producer.write_frame("12345"));
-    CHECK(producer.write_frame("6789") == Error::too_large);
+    REQUIRE_FALSE(producer.write_frame("1234"));
+    REQUIRE_FALSE(producer.start_frame(4));
+    REQUIRE_FALSE(producer.write_chunk("5678"));
+    REQUIRE_FALSE(producer.end_frame());
+    REQUIRE_FALSE(producer.write_frame(""));  // an empty frame adds no byte
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "1234");
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "5678");
+    CHECK(frame_of(consumer.poll_read_frame(waiter)).empty());
+    CHECK(producer.start_frame(1) == Error::too_large);
     CHECK(producer.write_frame("x") == Error::closed);
     CHECK(consumer.poll_read_frame(waiter).value().error() == Error::too_large);
 }
 
 TEST_CASE("a_group_over_its_frame_limit_aborts") {
     GroupProducer producer{0, GroupLimits{.max_bytes = 1 << 20, .max_frames = 3}};
-    for (int i = 0; i < 3; ++i) REQUIRE_FALSE(producer.write_frame("f"));
+    for (int i = 0; i < 2; ++i) REQUIRE_FALSE(producer.write_frame("f"));
+    REQUIRE_FALSE(producer.start_frame(1));  // the third frame counts from its start
+    CHECK(producer.write_frame("f") == Error::frame_open);
+    REQUIRE_FALSE(producer.write_chunk("f"));
+    REQUIRE_FALSE(producer.end_frame());
     CHECK(producer.write_frame("f") == Error::too_large);
     CHECK(producer.start_frame(1) == Error::closed);
 }
@@ -296,4 +310,143 @@ TEST_CASE_FIXTURE(OneGroup, "finished_reports_the_frame_count_or_the_error") {
     producer.finish();
     CHECK(consumer.poll_finished(waiter).value().item() == 2);
     CHECK(producer.frame_count() == 2);
+}
+
+// Rust parity (interleave_read_and_next_frame): the whole-frame and the chunked reads
+// move one cursor, so each frame is handed out once, in order, whichever read takes it.
+TEST_CASE_FIXTURE(OneGroup, "read_frame_and_next_frame_move_one_cursor") {
+    REQUIRE_FALSE(producer.write_frame("a"));
+    REQUIRE_FALSE(producer.write_frame("b"));
+    REQUIRE_FALSE(producer.write_frame("c"));
+    REQUIRE_FALSE(producer.finish());
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "a");
+    auto next = consumer.poll_next_frame(waiter);
+    REQUIRE(next.is_ready());
+    REQUIRE(next.value().is_item());
+    auto& frame = next.value().item();
+    CHECK(frame.index() == 1);
+    CHECK(frame.poll_read_chunk(waiter).value().item() == "b");
+    CHECK(frame.poll_read_chunk(waiter).value().is_end());
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "c");
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+    CHECK(consumer.poll_next_frame(waiter).value().is_end());
+}
+
+// Rust parity (read_frame_past_cleared_frames_does_not_panic): a cursor moved past the
+// frames an abort released gets the abort, unless it is past a finished group's end.
+TEST_CASE("a_cursor_past_the_frames_of_an_aborted_group_gets_the_abort") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer unfinished{0};
+    GroupConsumer far = unfinished.consume();
+    for (const char* frame : {"a", "b", "c"}) REQUIRE_FALSE(unfinished.write_frame(frame));
+    unfinished.abort(Error::cancel);
+    far.skip_to(5);
+    CHECK(far.poll_read_frame(waiter).value().error() == Error::cancel);
+    CHECK(far.poll_next_frame(waiter).value().error() == Error::cancel);
+    CHECK(far.poll_finished(waiter).value().error() == Error::cancel);
+
+    GroupProducer finished{1};
+    GroupConsumer drained = finished.consume();
+    GroupConsumer short_of_it = finished.consume();
+    for (const char* frame : {"a", "b", "c"}) REQUIRE_FALSE(finished.write_frame(frame));
+    REQUIRE_FALSE(finished.finish());
+    finished.abort(Error::cancel);
+    drained.skip_to(3);  // exactly at the frame count: nothing was lost
+    CHECK(ended(drained.poll_read_frame(waiter)));
+    CHECK(drained.poll_finished(waiter).value().item() == 3);
+    short_of_it.skip_to(2);  // one frame short: it lost frame 2
+    CHECK(short_of_it.poll_read_frame(waiter).value().error() == Error::cancel);
+}
+
+// An empty frame is a frame, not an end: whole, and as a chunked frame of size 0.
+TEST_CASE_FIXTURE(OneGroup, "an_empty_frame_is_a_frame_and_not_the_end") {
+    REQUIRE_FALSE(producer.write_frame(""));
+    REQUIRE_FALSE(producer.start_frame(0));
+    CHECK(frame_of(consumer.poll_read_frame(waiter)).empty());
+    auto next = consumer.poll_next_frame(waiter);
+    REQUIRE(next.value().is_item());
+    CHECK(next.value().item().poll_read_chunk(waiter).value().is_end());  // all 0 bytes read
+    REQUIRE_FALSE(producer.end_frame());
+    REQUIRE_FALSE(producer.finish());
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+    CHECK(consumer.poll_finished(waiter).value().item() == 2);
+}
+
+// Reading past the end: every read of a group that ended answers that end again, and
+// after an error the same error, however often it is polled (G5, G6).
+TEST_CASE_FIXTURE(OneGroup, "every_read_answers_its_end_or_error_again_when_polled_past_it") {
+    REQUIRE_FALSE(producer.write_frame("a"));
+    REQUIRE_FALSE(producer.finish());
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "a");
+    for (int again = 0; again < 3; ++again) {
+        CHECK(ended(consumer.poll_read_frame(waiter)));
+        CHECK(consumer.poll_read_frames(waiter, 4).value().is_end());
+        CHECK(consumer.poll_read_object(waiter).value().is_end());
+        CHECK(consumer.poll_next_frame(waiter).value().is_end());
+        CHECK(consumer.poll_finished(waiter).value().item() == 1);
+    }
+
+    GroupProducer aborted{1};
+    GroupConsumer behind = aborted.consume();
+    REQUIRE_FALSE(aborted.write_frame("a"));
+    aborted.abort(Error::cancel);
+    for (int again = 0; again < 3; ++again) {
+        CHECK(behind.poll_read_frame(waiter).value().error() == Error::cancel);
+        CHECK(behind.poll_read_frames(waiter, 4).value().error() == Error::cancel);
+        CHECK(behind.poll_read_object(waiter).value().error() == Error::cancel);
+        CHECK(behind.poll_next_frame(waiter).value().error() == Error::cancel);
+        CHECK(behind.poll_finished(waiter).value().error() == Error::cancel);
+    }
+    CHECK(task.wakes() == 0);  // nothing parked on the way
+}
+
+// Rust parity (end_at_zero_is_empty, end_at_caps_and_reopens): a cap at 0 ends every
+// capped read at once; clearing it re-offers the frames still cached. A batch of at most
+// 0 frames is an empty batch, never an end.
+TEST_CASE_FIXTURE(OneGroup, "a_cap_of_zero_ends_every_read_and_lifting_it_reopens") {
+    REQUIRE_FALSE(producer.write_frame("a"));
+    consumer.with_end(0);
+    CHECK(ended(consumer.poll_read_frame(waiter)));
+    CHECK(consumer.poll_read_frames(waiter, 4).value().is_end());
+    CHECK(consumer.poll_read_object(waiter).value().is_end());
+    CHECK(consumer.poll_next_frame(waiter).value().is_end());
+    consumer.with_end(std::nullopt);
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "a");
+    auto none = consumer.poll_read_frames(waiter, 0);
+    REQUIRE(none.is_ready());
+    REQUIRE(none.value().is_item());
+    CHECK(none.value().item().empty());
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+}
+
+// A reader polled by a second task belongs to that task: the next input change wakes
+// the task that polled last, for the ungated reads too (W6).
+TEST_CASE_FIXTURE(OneGroup, "the_task_that_polled_last_is_woken_by_every_read") {
+    WakeCounter other_task;
+    const Waiter other{other_task.waker()};
+    REQUIRE_FALSE(producer.start_frame(2));
+    auto next = consumer.poll_next_frame(waiter);
+    REQUIRE(next.value().is_item());
+    auto& frame = next.value().item();
+    CHECK(frame.poll_read_chunk(waiter).is_pending());
+    CHECK(frame.poll_read_chunk(other).is_pending());
+    CHECK(consumer.poll_finished(waiter).is_pending());
+    CHECK(consumer.poll_finished(other).is_pending());
+    REQUIRE_FALSE(producer.write_chunk("x"));
+    CHECK(other_task.wakes() >= 1);
+    CHECK(frame.poll_read_chunk(other).value().item() == "x");
+    CHECK(frame.poll_read_chunk(other).is_pending());
+    other_task.reset();
+    REQUIRE_FALSE(producer.write_chunk("y"));
+    CHECK(other_task.wakes() >= 1);
+    CHECK(frame.poll_read_chunk(other).value().item() == "y");
+    REQUIRE_FALSE(producer.end_frame());
+    // The chunk writes drained every registration (W2): the count's read parks again.
+    CHECK(consumer.poll_finished(waiter).is_pending());
+    CHECK(consumer.poll_finished(other).is_pending());
+    other_task.reset();
+    REQUIRE_FALSE(producer.finish());
+    CHECK(other_task.wakes() >= 1);
+    CHECK(consumer.poll_finished(other).value().item() == 1);
 }

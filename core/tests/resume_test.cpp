@@ -281,12 +281,7 @@ TEST_CASE_FIXTURE(Front, "a_stalled_group_outlives_a_clean_route_end") {
 }
 
 TEST_CASE_FIXTURE(Front, "raising_the_range_end_offers_the_groups_held_past_it") {
-    route.serve_from(a.consume());
-    reader.set_range(0, 1);
-    land(a, 0);
-    land(a, 1);
-    CHECK(take(Walk::arrival) == 0);
-    CHECK(ended(Walk::arrival));  // everything in [0, 1) is handed out; 1 is held back
+    hold_one_past_the_end();
     reader.set_range(0, 5);
     land(a, 2);
     CHECK(take(Walk::arrival) == 1);
@@ -526,4 +521,193 @@ TEST_CASE_FIXTURE(Front, "r10_a_sequence_walk_that_takes_the_last_sequence_ends_
     CHECK(take(Walk::sequence) == moq::model::last_sequence);
     CHECK(reader.ordered_floor() == moq::model::last_sequence);
     CHECK(ended(Walk::sequence));
+}
+
+// Rust parity (ending_the_front_releases_a_stalled_group): a handed-out group that stalls
+// on a healthy copy looks past it once the route ends, not only once it moves: an end
+// with an error ends the group with that error (R14).
+TEST_CASE_FIXTURE(Front, "ending_the_route_with_an_error_releases_a_stalled_group") {
+    auto created = a.create_group(0);
+    auto& open = std::get<moq::model::GroupProducer>(created);
+    route.serve_from(a.consume());
+    REQUIRE(reader.poll_peek_group(waiter, Walk::arrival).is_ready());
+    auto handed = reader.take();
+    REQUIRE(handed.has_value());
+    CHECK(handed->poll_read_frame(waiter).is_pending());
+    task.reset();
+    route.end(Error::unroutable);
+    CHECK(task.wakes() >= 1);
+    auto answer = handed->poll_read_frame(waiter);
+    REQUIRE(answer.is_ready());
+    REQUIRE(answer.value().is_error());
+    CHECK(answer.value().error() == Error::unroutable);
+    REQUIRE_FALSE(open.write_frame("late"));  // final: the copy writing on changes nothing
+    CHECK(handed->poll_read_frame(waiter).value().error() == Error::unroutable);
+}
+
+// Rust parity (terminal_states_are_exclusive): the first end of a route stands; a later
+// end, clean or not, changes nothing (R1).
+TEST_CASE_FIXTURE(Front, "the_first_end_of_a_route_stands") {
+    route.serve_from(a.consume());
+    land(a, 0);
+    CHECK(take(Walk::arrival) == 0);
+    route.end(std::nullopt);
+    route.end(Error::cancel);
+    CHECK(pending(Walk::arrival));  // ended cleanly: the serving copy reads on
+    REQUIRE_FALSE(a.finish());
+    CHECK(ended(Walk::arrival));  // a clean end, not the later cancel
+
+    moq::model::Route failed;
+    moq::kio::Producer<Preferences> unused;
+    moq::model::ResumeReader other{failed.consume(), unused.consume(), clock};
+    failed.end(Error::route_failed);
+    failed.end(std::nullopt);
+    CHECK(error_of(other, Walk::sequence) == Error::route_failed);
+}
+
+// Rust parity (consecutive_updates_wake): a reader that applied one preferences update
+// re-registered, so the next update wakes it again; an update that changes nothing wakes
+// it too (a write is a change) and leaves the copies' demand as it was (R16).
+TEST_CASE_FIXTURE(Front, "every_preferences_update_wakes_the_reader_again") {
+    route.serve_from(a.consume());
+    park_until_armed(Walk::arrival);
+    preferences.modify([](Preferences& p) { p.priority = 1; });
+    CHECK(task.wakes() >= 1);  // the walk before the gate registered the task itself too
+    CHECK(pending(Walk::arrival));
+    task.reset();
+    preferences.modify([](Preferences& p) { p.priority = 2; });
+    CHECK(task.wakes() == 1);
+    CHECK(pending(Walk::arrival));
+    CHECK(reader.copies().back().demand.priority == 2);
+    task.reset();
+    preferences.modify([](Preferences&) {});  // the same preferences again
+    CHECK(task.wakes() == 1);
+    CHECK(pending(Walk::arrival));
+    CHECK(reader.copies().back().demand.priority == 2);
+    task.reset();
+    preferences.modify([](Preferences& p) { p.priority = 3; });
+    CHECK(task.wakes() == 1);
+    CHECK(pending(Walk::arrival));
+    CHECK(reader.copies().back().demand.priority == 3);
+}
+
+// Rust parity (subscribers_read_independently): two readers of one route each hand out
+// every group; one taking a group takes nothing from the other.
+TEST_CASE_FIXTURE(Front, "two_readers_of_one_route_read_independently") {
+    moq::model::ResumeReader second{route.consume(), preferences.consume(), clock};
+    land(a, 0);
+    land(a, 1);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(take(Walk::arrival) == 1);
+    for (std::uint64_t sequence : {0, 1}) {
+        auto peek = second.poll_peek_group(waiter, Walk::sequence);
+        REQUIRE(peek.is_ready());
+        REQUIRE(peek.value().is_item());
+        CHECK(peek.value().item()->sequence == sequence);
+        CHECK(second.take()->sequence() == sequence);
+    }
+    CHECK(second.poll_peek_group(waiter, Walk::sequence).is_pending());
+    CHECK(pending(Walk::arrival));
+}
+
+// Rust parity (abort_drains_before_erroring): a route that ends with an error still lets
+// the reader hand out what its serving copy has, then answers the error.
+TEST_CASE_FIXTURE(Front, "a_route_ended_with_an_error_hands_out_what_its_copy_has_first") {
+    land(a, 0);
+    land(a, 1);
+    route.serve_from(a.consume());
+    route.end(Error::cancel);
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(take(Walk::arrival) == 1);
+    CHECK(error_of(reader, Walk::arrival) == Error::cancel);
+}
+
+// Rust parity (dropped_producer_keeps_a_live_segment_serving,
+// info_fails_when_the_producer_dies_segmentless): a route whose producer goes without an
+// end leaves its serving copy serving to that copy's end; with no copy served the read
+// ends with `dropped` (R13).
+TEST_CASE_FIXTURE(Front, "a_route_whose_producer_goes_serves_on_from_its_copy_or_ends_dropped") {
+    auto front = std::make_unique<moq::model::Route>();
+    moq::model::ResumeReader served{front->consume(), preferences.consume(), clock};
+    land(a, 0);
+    front->serve_from(a.consume());
+    auto first = served.poll_peek_group(waiter, Walk::arrival);
+    REQUIRE(first.value().is_item());
+    served.take();
+    front.reset();
+    CHECK(served.poll_peek_group(waiter, Walk::arrival).is_pending());  // the copy is live
+    land(a, 1);
+    auto second = served.poll_peek_group(waiter, Walk::arrival);
+    REQUIRE(second.is_ready());
+    REQUIRE(second.value().is_item());
+    CHECK(second.value().item()->sequence == 1);
+    served.take();
+    REQUIRE_FALSE(a.finish());
+    CHECK(served.poll_peek_group(waiter, Walk::arrival).value().is_end());
+
+    auto never = std::make_unique<moq::model::Route>();
+    moq::model::ResumeReader unserved{never->consume(), preferences.consume(), clock};
+    CHECK(unserved.poll_peek_group(waiter, Walk::sequence).is_pending());
+    task.reset();
+    never.reset();
+    CHECK(task.wakes() >= 1);
+    CHECK(error_of(unserved, Walk::sequence) == Error::dropped);
+}
+
+// Rust parity (start_at_drops_parked_groups_below_the_floor): a group held past the
+// range's end is dropped once the range's start rises past it (R5, R12).
+TEST_CASE_FIXTURE(Front, "raising_the_range_start_drops_the_groups_held_below_it") {
+    hold_one_past_the_end();
+    reader.set_range(2, 10);
+    land(a, 2);
+    CHECK(take(Walk::arrival) == 2);  // not the held 1, now below the start
+    CHECK(pending(Walk::arrival));
+}
+
+// A reader moved while parked (into a subscriber, as an export builds one) keeps its
+// registrations: the next group wakes the task and the moved reader hands it out. A
+// take with no peek in hand hands out nothing and moves nothing.
+TEST_CASE_FIXTURE(Front, "a_reader_moved_while_parked_still_wakes_and_reads") {
+    route.serve_from(a.consume());
+    CHECK_FALSE(reader.take().has_value());
+    park_until_armed(Walk::arrival);
+    moq::model::TrackSubscriber subscriber{std::move(reader)};
+    CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());  // the same task: no walk
+    task.reset();
+    land(a, 0);
+    CHECK(task.wakes() >= 1);
+    auto group = subscriber.poll_group(waiter, Walk::arrival);
+    REQUIRE(group.is_ready());
+    REQUIRE(group.value().is_item());
+    CHECK(group.value().item().sequence() == 0);
+    CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());
+    CHECK_FALSE(subscriber.reader().take().has_value());
+}
+
+// Polled again after its error, with nothing changed, the reader answers the error
+// again (R13).
+TEST_CASE_FIXTURE(Front, "a_reader_polled_after_its_error_answers_it_again") {
+    route.serve_from(a.consume());
+    route.end(Error::unroutable);
+    for (int again = 0; again < 3; ++again) {
+        CHECK(error_of(reader, Walk::sequence) == Error::unroutable);
+        CHECK(error_of(reader, Walk::arrival) == Error::unroutable);
+    }
+}
+
+// A verdict is the content's own answer: a route that ends, cleanly or not, does not
+// replace it; only a route that moves on to another copy is looked at (R14).
+TEST_CASE_FIXTURE(Front, "a_verdict_stands_when_the_route_ends") {
+    auto kept = land_kept(a, 0);
+    route.serve_from(a.consume());
+    REQUIRE(reader.poll_peek_group(waiter, Walk::arrival).is_ready());
+    auto handed = reader.take();
+    REQUIRE(handed.has_value());
+    kept.abort(Error::cancel);
+    route.end(std::nullopt);
+    auto answer = handed->poll_read_frame(waiter);
+    REQUIRE(answer.is_ready());
+    REQUIRE(answer.value().is_error());
+    CHECK(answer.value().error() == Error::cancel);
 }

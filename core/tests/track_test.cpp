@@ -322,3 +322,102 @@ TEST_CASE_FIXTURE(OneTrack, "t8_a_floor_raised_to_the_largest_u64_offers_nothing
     CHECK_FALSE(producer.finish().has_value());
     CHECK(ended(cursor, waiter));
 }
+
+// Rust parity (next_group_and_recv_group_use_independent_cursors): each cursor keeps its
+// own position, so one walking in sequence order leaves another's arrival walk whole.
+TEST_CASE_FIXTURE(OneTrack, "two_cursors_of_one_track_walk_independently") {
+    const auto track = producer.consume();
+    TrackCursor by_sequence = track.cursor(Walk::sequence);
+    TrackCursor by_arrival = track.cursor(Walk::arrival);
+    create(5);
+    create(3);
+    CHECK(take_next(by_sequence, waiter) == 3);
+    CHECK(take_next(by_sequence, waiter) == 5);
+    CHECK(by_sequence.poll_peek(waiter).is_pending());
+    CHECK(take_next(by_arrival, waiter) == 5);
+    CHECK(take_next(by_arrival, waiter) == 3);
+    CHECK(by_arrival.poll_peek(waiter).is_pending());
+}
+
+// Rust parity (drop_finished_keeps_cached_groups): a finished track whose producer goes
+// keeps its groups; cursors hand them out and end cleanly, not with `dropped`.
+TEST_CASE("a_finished_track_keeps_its_groups_when_its_producer_goes") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    auto producer = std::make_unique<TrackProducer>();
+    const auto track = producer->consume();
+    TrackCursor by_arrival = track.cursor(Walk::arrival);
+    TrackCursor by_sequence = track.cursor(Walk::sequence);
+    for (std::uint64_t sequence : {1, 0}) {
+        auto created = producer->create_group(sequence);
+        REQUIRE(std::holds_alternative<GroupProducer>(created));
+        REQUIRE_FALSE(std::get<GroupProducer>(created).finish());
+    }
+    REQUIRE_FALSE(producer->finish());
+    producer.reset();
+    CHECK(take_next(by_arrival, waiter) == 1);
+    CHECK(take_next(by_arrival, waiter) == 0);
+    CHECK(ended(by_arrival, waiter));
+    CHECK(take_next(by_sequence, waiter) == 0);
+    CHECK(take_next(by_sequence, waiter) == 1);
+    CHECK(ended(by_sequence, waiter));
+}
+
+// Rust parity (fetch_cache_hit, fetch_past_final_not_found): poll_group answers a group
+// that landed, parks for one that may still land (a landing wakes it), answers
+// `not_found` at or past the declared end, then the track's abort error.
+TEST_CASE_FIXTURE(OneTrack, "poll_group_finds_a_landed_group_parks_for_one_to_come_and_refuses_past_the_end") {
+    const auto track = producer.consume();
+    create(0);
+    auto hit = track.poll_group(0, waiter);
+    REQUIRE(hit.is_ready());
+    CHECK(hit.value().item().sequence() == 0);
+    CHECK(track.poll_group(2, waiter).is_pending());
+    create(2);
+    CHECK(task.wakes() == 1);
+    CHECK(track.poll_group(2, waiter).value().item().sequence() == 2);
+    REQUIRE_FALSE(producer.finish_at(4));
+    CHECK(track.poll_group(4, waiter).value().error() == Error::not_found);
+    CHECK(track.poll_group(moq::model::past_every_sequence, waiter).value().error() == Error::not_found);
+    CHECK(track.poll_group(3, waiter).is_pending());  // below the end: it may still land
+    task.reset();
+    producer.abort(Error::cancel);
+    CHECK(task.wakes() == 1);
+    CHECK(track.poll_group(3, waiter).value().error() == Error::cancel);
+    CHECK(track.poll_group(0, waiter).value().item().sequence() == 0);  // what landed stays readable
+}
+
+// Rust parity (finish_at_rejects_a_boundary_at_or_below_the_live_edge,
+// finish_at_declares_a_future_boundary): the end may be one past the newest group, not
+// at it; groups below a future end still land, one at it is refused, and a sequence
+// walk ends there.
+TEST_CASE_FIXTURE(OneTrack, "an_end_at_the_newest_group_is_refused_and_a_future_end_lets_groups_below_it_land") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    create(3);
+    CHECK(producer.finish_at(3) == Error::closed);
+    CHECK(producer.latest() == 3);
+    REQUIRE_FALSE(producer.finish_at(6));
+    CHECK(take_next(cursor, waiter) == 3);
+    CHECK(cursor.poll_peek(waiter).is_pending());  // 4 and 5 may still land
+    create(5);
+    CHECK(std::get<Error>(producer.create_group(6)) == Error::closed);
+    CHECK(take_next(cursor, waiter) == 5);
+    CHECK(ended(cursor, waiter));
+    create(4);  // below the end, but below the floor too: never offered
+    CHECK(ended(cursor, waiter));
+}
+
+// take and skip with no peek in hand hand out nothing and move nothing; a cursor moved
+// while parked keeps its registration on the track (T9, T10).
+TEST_CASE_FIXTURE(OneTrack, "take_without_a_peek_moves_nothing_and_a_moved_cursor_still_wakes") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    CHECK_FALSE(cursor.take().has_value());
+    cursor.skip();
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    TrackCursor moved = std::move(cursor);
+    create(0);
+    CHECK(task.wakes() >= 1);
+    CHECK(take_next(moved, waiter) == 0);
+    CHECK(moved.poll_peek(waiter).is_pending());
+}

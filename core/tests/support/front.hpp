@@ -63,6 +63,22 @@ struct FrontWith {
     }
 
     bool pending(model::Walk walk) { return reader.poll_peek_group(waiter, walk).is_pending(); }
+    // Serves `a` with the range [0, 1): group 0 is handed out, group 1 is held past the end.
+    void hold_one_past_the_end() {
+        route.serve_from(a.consume());
+        reader.set_range(0, 1);
+        land(a, 0);
+        land(a, 1);
+        CHECK(take(model::Walk::arrival) == 0);
+        CHECK(ended(model::Walk::arrival));  // everything in [0, 1) is handed out; 1 is held back
+    }
+    // The error `of` answers for `walk` now (it must answer one).
+    model::Error error_of(model::ResumeReader& of, model::Walk walk) {
+        auto peek = of.poll_peek_group(waiter, walk);
+        REQUIRE(peek.is_ready());
+        REQUIRE(peek.value().is_error());
+        return peek.value().error();
+    }
     bool ended(model::Walk walk) {
         auto peek = reader.poll_peek_group(waiter, walk);
         return peek.is_ready() && peek.value().is_end();
