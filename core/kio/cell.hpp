@@ -105,7 +105,9 @@ public:
         : state_(std::make_shared<detail::CellState<T>>(std::forward<Args>(args)...)) {}
     explicit Producer(T value = T()) : state_(std::make_shared<detail::CellState<T>>(std::move(value))) {}
 
+    // A copy of a moved-from producer is moved-from too.
     Producer(const Producer& other) : state_(other.state_) {
+        if (!state_) return;
         CoreLock lock(state_->mutex, cell_lock_level<T>);
         ++state_->producers;
     }
@@ -249,9 +251,9 @@ template <class T>
 class Consumer {
 public:
     // The count is at least one (`other`'s) and stays so: no consumer waiter can tell,
-    // so no lock.
+    // so no lock. A copy of a moved-from consumer is moved-from too.
     Consumer(const Consumer& other) : state_(other.state_) {
-        state_->consumers.fetch_add(1, std::memory_order_relaxed);
+        if (state_) state_->consumers.fetch_add(1, std::memory_order_relaxed);
     }
     Consumer(Consumer&& other) noexcept = default;
     Consumer& operator=(const Consumer& other) {

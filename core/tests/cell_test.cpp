@@ -220,3 +220,24 @@ TEST_CASE("a_closed_cell_answers_used_and_unused_with_false") {
     const Consumer<int> consumer = producer.consume();
     CHECK_FALSE(producer.poll_used(waiter).value());  // a consumer, yet not "used"
 }
+
+TEST_CASE("a_copy_of_a_moved_from_handle_is_moved_from_and_counts_for_nothing") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Producer<int> producer{0};
+    Consumer<int> consumer = producer.consume();
+    Consumer<int> live_consumer = std::move(consumer);
+    Producer<int> live_producer = std::move(producer);
+    {
+        // NOLINTBEGIN(bugprone-use-after-move): copying the moved-from handles is the case
+        const Consumer<int> consumer_copy = consumer;
+        const Producer<int> producer_copy = producer;
+        // NOLINTEND(bugprone-use-after-move)
+    }
+    // The copies joined no count: the one live consumer still keeps the cell used, and
+    // its going leaves it unused.
+    CHECK(live_producer.poll_unused(waiter).is_pending());
+    { const Consumer<int> last = std::move(live_consumer); }
+    CHECK(task.wakes() == 1);
+    CHECK(live_producer.poll_unused(waiter).is_ready());
+}
