@@ -188,3 +188,33 @@ TEST_CASE("a_producer_moved_onto_another_lets_go_of_the_cell_it_held") {
     held = std::move(same);  // onto itself: keeps its cell
     CHECK(held.read([](const int& value) { return value; }) == 5);
 }
+
+TEST_CASE("once_the_cell_closes_poll_used_and_poll_unused_answer_false") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Producer<int> producer{0};
+    std::optional<Consumer<int>> consumer = producer.consume();
+    CHECK(producer.close());
+    // A consumer exists, so the count alone would say "used"; the close answers first.
+    const auto used = producer.poll_used(waiter);
+    REQUIRE(used.is_ready());
+    CHECK_FALSE(used.value());
+    consumer.reset();
+    // None is left, so the count alone would say "unused"; the close answers first.
+    const auto unused = producer.poll_unused(waiter);
+    REQUIRE(unused.is_ready());
+    CHECK_FALSE(unused.value());
+}
+
+TEST_CASE("a_cell_poll_names_its_state") {
+    using State = moq::kio::CellPoll<int>::State;
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Producer<int> producer{0};
+    Consumer<int> consumer = producer.consume();
+    CHECK(consumer.poll(waiter, at_least(1)).state() == State::pending);
+    producer.modify([](int& value) { value = 1; });
+    CHECK(consumer.poll(waiter, at_least(1)).state() == State::ready);
+    CHECK(producer.close());
+    CHECK(consumer.poll(waiter, at_least(2)).state() == State::closed);
+}

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "kio/clock.hpp"
 #include "kio/manual_clock.hpp"
 #include "kio/waiter.hpp"
+#include "kio/waiter_list.hpp"
 #include "model/gated_read.hpp"
 #include "model/group.hpp"
 #include "model/idle.hpp"
@@ -611,4 +613,25 @@ TEST_CASE("i8_a_moved_gated_read_keeps_its_gate_and_leaves_none") {
     moved.disarm();
     CHECK_FALSE(moved.parked(waiter, 0));
     CHECK(assigned.parked(waiter, 0));
+}
+
+TEST_CASE("a_gate_frees_its_shared_block_once_the_gate_is_gone_though_a_list_still_holds_its_entry") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    std::ptrdiff_t while_armed = 0;
+    const moq::test::AllocationScope scope;  // no check inside it: only the code under test allocates
+    {
+        moq::kio::WaiterList input;
+        {
+            Idle<int> gate;
+            gate.start(waiter, 0).register_on(input);
+            gate.finish(true);
+            while_armed = scope.live();
+        }
+        input.wake();  // the gate is gone: its entry is dead and wakes nothing
+    }
+    const std::ptrdiff_t after = scope.live();
+    CHECK(while_armed > 0);
+    CHECK(after == 0);
+    CHECK(task.wakes() == 0);
 }

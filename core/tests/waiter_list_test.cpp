@@ -183,3 +183,29 @@ TEST_CASE("k4_a_registration_that_runs_out_of_memory_lands_on_the_next_try") {
     list.wake();
     CHECK(task.wakes() == 1);
 }
+
+// The same with the waiter already in another list: the failed registration forgets the
+// record of its own list only, so both lists still wake it.
+TEST_CASE("k4_a_failed_registration_forgets_only_the_record_of_its_own_list") {
+    WakeCounter counter;
+    WaiterList list;
+    std::vector<Waiter> inline_ones;
+    for (std::size_t i = 0; i < WaiterList::inline_capacity; ++i) inline_ones.emplace_back(counter.waker());
+    for (const Waiter& waiter : inline_ones) waiter.register_on(list);
+    REQUIRE_FALSE(list.spilled());
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    WaiterList other;
+    waiter.register_on(other);  // the first record: of the other list
+    {
+        const moq::test::FailingAllocations failing;
+        CHECK_THROWS_AS(waiter.register_on(list), std::bad_alloc);
+    }
+    waiter.register_on(list);
+    CHECK(list.contains(waiter));
+    list.wake();
+    CHECK(task.wakes() == 1);
+    waiter.register_on(other);
+    other.wake();
+    CHECK(task.wakes() == 2);
+}
