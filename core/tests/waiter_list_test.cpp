@@ -309,3 +309,14 @@ TEST_CASE("waiters_that_register_and_leave_behind_live_ones_do_not_grow_the_list
     CHECK(list.size() <= 2 * WaiterList::inline_capacity);
     CHECK(list.live() == staying.size());
 }
+
+TEST_CASE("a_list_contains_no_noop_waiter_and_no_waiter_that_never_registered") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    WaiterList list;
+    waiter.register_on(list);
+    CHECK_FALSE(list.contains(Waiter::noop()));
+    const Waiter never{task.waker()};
+    CHECK_FALSE(list.contains(never));
+    CHECK_FALSE(never.has_identity());  // asking gave it no identity
+}
