@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
 
 #include "kio/waiter.hpp"
 #include "model/group.hpp"
@@ -296,4 +297,17 @@ TEST_CASE_FIXTURE(OneGroup, "finished_reports_the_frame_count_or_the_error") {
     producer.finish();
     CHECK(consumer.poll_finished(waiter).value().item() == 2);
     CHECK(producer.frame_count() == 2);
+}
+
+TEST_CASE("a_group_shared_state_carries_its_sequence") {
+    GroupProducer producer{7};
+    const GroupConsumer consumer = producer.consume();
+    CHECK(consumer.cell().read([](const moq::model::GroupState& state) { return state.sequence; }) == 7);
+}
+
+TEST_CASE("a_group_producer_assigned_from_another_takes_its_sequence") {
+    GroupProducer producer{1};
+    GroupProducer other{2};
+    producer = std::move(other);
+    CHECK(producer.sequence() == 2);
 }
