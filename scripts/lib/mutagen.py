@@ -315,19 +315,25 @@ class Finder:
         return any(c.type.kind == cindex.TypeKind.DEPENDENT or "type-parameter" in c.type.spelling
                    for c in cursors)
 
-    def binary(self, cursor, parents, path):
+    def written_binary(self, cursor):
+        """(left, operator token, right) of an expression written `left op right`, or None."""
         children = list(cursor.get_children())
         if len(children) != 2:
-            return
+            return None
         left, right = children
         token = self.operator_token(cursor, left)
-        if token is None:
+        if token is None or not self.operands_around(cursor, left, token, right):
+            return None
+        return left, token, right
+
+    def binary(self, cursor, parents, path):
+        parts = self.written_binary(cursor)
+        if parts is None:
             return
+        left, token, right = parts
         op = token.spelling
         start, end = offsets(cursor)
         holes = [offsets(left), offsets(right)]
-        if not self.operands_around(cursor, left, token, right):
-            return
         if op in RELATIONS:
             if self.dependent(left, right):
                 return
@@ -346,13 +352,10 @@ class Finder:
             self.deleted_assignment(cursor, parents, path)
 
     def compound_assignment(self, cursor, parents, path):
-        children = list(cursor.get_children())
-        if len(children) != 2:
+        parts = self.written_binary(cursor)
+        if parts is None:
             return
-        left, right = children
-        token = self.operator_token(cursor, left)
-        if token is None or not self.operands_around(cursor, left, token, right):
-            return
+        left, token, right = parts
         op = token.spelling.removesuffix("=")
         if op in ARITHMETIC_SWAPS and self.integers(cursor, left, right):
             self.swapped_arithmetic(path, cursor, token, op, [offsets(left), offsets(right)],
