@@ -305,9 +305,14 @@ TEST_CASE("a_group_shared_state_carries_its_sequence") {
     CHECK(consumer.cell().read([](const moq::model::GroupState& state) { return state.sequence; }) == 7);
 }
 
-TEST_CASE("a_group_producer_assigned_from_another_takes_its_sequence") {
+TEST_CASE("a_group_producer_assigned_from_another_takes_its_sequence_and_its_group") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
     GroupProducer producer{1};
     GroupProducer other{2};
+    GroupConsumer consumer = other.consume();
     producer = std::move(other);
     CHECK(producer.sequence() == 2);
+    CHECK_FALSE(producer.write_frame("moved"));  // accepted: the group is the assigned one's now
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "moved");
 }

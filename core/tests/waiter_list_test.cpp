@@ -15,6 +15,27 @@ using moq::kio::Waiter;
 using moq::kio::WaiterList;
 using moq::test::WakeCounter;
 
+namespace {
+
+// Registers as many waiters of `counter` as the list holds without a heap block; they
+// live as long as the returned vector.
+std::vector<Waiter> fill_inline_slots(WaiterList& list, WakeCounter& counter) {
+    std::vector<Waiter> waiters;
+    for (std::size_t i = 0; i < WaiterList::inline_capacity; ++i) waiters.emplace_back(counter.waker());
+    for (const Waiter& waiter : waiters) waiter.register_on(list);
+    return waiters;
+}
+
+// `waiter` is in `list`, and draining it wakes `task` once more.
+void check_wakes_once(WaiterList& list, const Waiter& waiter, const WakeCounter& task) {
+    const int before = task.wakes();
+    CHECK(list.contains(waiter));
+    list.wake();
+    CHECK(task.wakes() == before + 1);
+}
+
+}  // namespace
+
 TEST_CASE("register_is_idempotent_per_identity") {
     WakeCounter counter;
     WaiterList list;
@@ -168,9 +189,7 @@ TEST_CASE("a_moved_from_list_tracks_nothing") {
 TEST_CASE("k4_a_registration_that_runs_out_of_memory_lands_on_the_next_try") {
     WakeCounter counter;
     WaiterList list;
-    std::vector<Waiter> inline_ones;
-    for (std::size_t i = 0; i < WaiterList::inline_capacity; ++i) inline_ones.emplace_back(counter.waker());
-    for (const Waiter& waiter : inline_ones) waiter.register_on(list);
+    const std::vector<Waiter> inline_ones = fill_inline_slots(list, counter);
     REQUIRE_FALSE(list.spilled());
     WakeCounter task;
     const Waiter waiter{task.waker()};
@@ -181,9 +200,7 @@ TEST_CASE("k4_a_registration_that_runs_out_of_memory_lands_on_the_next_try") {
     }
     CHECK_FALSE(list.contains(waiter));
     waiter.register_on(list);
-    CHECK(list.contains(waiter));
-    list.wake();
-    CHECK(task.wakes() == 1);
+    check_wakes_once(list, waiter, task);
 }
 
 // The same with the waiter already in another list: the failed registration forgets the
@@ -191,9 +208,7 @@ TEST_CASE("k4_a_registration_that_runs_out_of_memory_lands_on_the_next_try") {
 TEST_CASE("k4_a_failed_registration_forgets_only_the_record_of_its_own_list") {
     WakeCounter counter;
     WaiterList list;
-    std::vector<Waiter> inline_ones;
-    for (std::size_t i = 0; i < WaiterList::inline_capacity; ++i) inline_ones.emplace_back(counter.waker());
-    for (const Waiter& waiter : inline_ones) waiter.register_on(list);
+    const std::vector<Waiter> inline_ones = fill_inline_slots(list, counter);
     REQUIRE_FALSE(list.spilled());
     WakeCounter task;
     const Waiter waiter{task.waker()};
@@ -204,12 +219,9 @@ TEST_CASE("k4_a_failed_registration_forgets_only_the_record_of_its_own_list") {
         CHECK_THROWS_AS(waiter.register_on(list), std::bad_alloc);
     }
     waiter.register_on(list);
-    CHECK(list.contains(waiter));
-    list.wake();
-    CHECK(task.wakes() == 1);
+    check_wakes_once(list, waiter, task);
     waiter.register_on(other);
-    other.wake();
-    CHECK(task.wakes() == 2);
+    check_wakes_once(other, waiter, task);
 }
 
 TEST_CASE("a_list_moved_onto_itself_keeps_its_entries") {
@@ -219,9 +231,7 @@ TEST_CASE("a_list_moved_onto_itself_keeps_its_entries") {
     waiter.register_on(list);
     WaiterList& same = list;
     list = std::move(same);
-    CHECK(list.contains(waiter));
-    list.wake();
-    CHECK(task.wakes() == 1);
+    check_wakes_once(list, waiter, task);
 }
 
 // A list moved into another takes the source's id and epoch with its entries: a waiter
@@ -236,9 +246,7 @@ TEST_CASE("a_list_assigned_from_another_lets_a_waiter_it_held_before_register_ag
     target = std::move(source);
     CHECK_FALSE(target.contains(waiter));
     waiter.register_on(target);
-    CHECK(target.contains(waiter));
-    target.wake();
-    CHECK(task.wakes() == 1);
+    check_wakes_once(target, waiter, task);
 }
 
 // And a waiter the source held is known in the target by the source's epoch: registering
@@ -256,8 +264,7 @@ TEST_CASE("a_list_assigned_from_another_knows_the_waiters_it_took_over") {
     target = std::move(source);
     waiter.register_on(target);
     CHECK(target.size() == 1);
-    target.wake();
-    CHECK(task.wakes() == 1);
+    check_wakes_once(target, waiter, task);
 }
 
 TEST_CASE("a_moved_spilled_list_keeps_growing_as_waiters_register") {
@@ -298,10 +305,8 @@ TEST_CASE("a_spilled_list_frees_its_blocks_as_it_grows_and_when_it_goes") {
 // that come and go behind a full front of waiters that stay keep the list small.
 TEST_CASE("waiters_that_register_and_leave_behind_live_ones_do_not_grow_the_list") {
     WakeCounter task;
-    std::vector<Waiter> staying;
-    for (std::size_t i = 0; i < WaiterList::inline_capacity; ++i) staying.emplace_back(task.waker());
     WaiterList list;
-    for (const Waiter& waiter : staying) waiter.register_on(list);
+    const std::vector<Waiter> staying = fill_inline_slots(list, task);
     for (int i = 0; i < 100; ++i) {
         const Waiter passing{task.waker()};
         passing.register_on(list);
