@@ -241,3 +241,16 @@ TEST_CASE("a_copy_of_a_moved_from_handle_is_moved_from_and_counts_for_nothing") 
     CHECK(task.wakes() == 1);
     CHECK(live_producer.poll_unused(waiter).is_ready());
 }
+
+TEST_CASE("a_cell_poll_names_its_state") {
+    using State = moq::kio::CellPoll<int>::State;
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Producer<int> producer{0};
+    Consumer<int> consumer = producer.consume();
+    CHECK(consumer.poll(waiter, at_least(1)).state() == State::pending);
+    producer.modify([](int& value) { value = 1; });
+    CHECK(consumer.poll(waiter, at_least(1)).state() == State::ready);
+    CHECK(producer.close());
+    CHECK(consumer.poll(waiter, at_least(2)).state() == State::closed);
+}

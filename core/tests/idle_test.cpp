@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "kio/clock.hpp"
 #include "kio/manual_clock.hpp"
 #include "kio/waiter.hpp"
+#include "kio/waiter_list.hpp"
 #include "model/gated_read.hpp"
 #include "model/group.hpp"
 #include "model/idle.hpp"
@@ -611,4 +613,62 @@ TEST_CASE("i8_a_moved_gated_read_keeps_its_gate_and_leaves_none") {
     moved.disarm();
     CHECK_FALSE(moved.parked(waiter, 0));
     CHECK(assigned.parked(waiter, 0));
+}
+
+TEST_CASE("a_gate_frees_its_shared_block_once_the_gate_is_gone_though_a_list_still_holds_its_entry") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    std::ptrdiff_t while_armed = 0;
+    const moq::test::AllocationScope scope;  // no check inside it: only the code under test allocates
+    {
+        moq::kio::WaiterList input;
+        {
+            Idle<int> gate;
+            gate.start(waiter, 0).register_on(input);
+            gate.finish(true);
+            while_armed = scope.live();
+        }
+        input.wake();  // the gate is gone: its entry is dead and wakes nothing
+    }
+    const std::ptrdiff_t after = scope.live();
+    CHECK(while_armed > 0);
+    CHECK(after == 0);
+    CHECK(task.wakes() == 0);
+}
+
+TEST_CASE("i8_a_gated_read_assigned_from_another_takes_its_threshold_parks_in_a_row_and_counts") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    auto pending = [](const Waiter&) { return moq::kio::Poll<int>::pending(); };
+    moq::model::GatedRead<int> source{3};
+    CHECK(source.walk(waiter, 0, true, pending).is_pending());  // one park of three
+    moq::model::GatedRead<int> assigned{1};
+    assigned = std::move(source);
+    CHECK(assigned.walk(waiter, 0, true, pending).is_pending());
+    CHECK_FALSE(assigned.has_gate());  // two parks in a row: the source's threshold is three
+    CHECK(assigned.walk(waiter, 0, true, pending).is_pending());
+    CHECK(assigned.has_gate());  // the third in a row, counting the one made before the move
+    CHECK(assigned.counter().walks == 3);
+}
+
+TEST_CASE("i10_gates_enabled_answers_what_set_gates_enabled_chose") {
+    moq::model::set_gates_enabled(false);
+    const bool off = moq::model::gates_enabled();
+    moq::model::set_gates_enabled(true);
+    CHECK_FALSE(off);
+    CHECK(moq::model::gates_enabled());
+}
+
+// The serial stands for the task only while a waiter holds it: a waiter moved from has
+// no task to wake, so no gate is parked for it.
+TEST_CASE("i6_a_waiter_moved_from_never_finds_the_gate_parked_for_it") {
+    WakeCounter task;
+    Waiter waiter{task.waker()};
+    Idle<int> gate;
+    static_cast<void>(gate.start(waiter, 0));
+    gate.finish(true);
+    REQUIRE(gate.parked(waiter, 0));
+    const Waiter moved{std::move(waiter)};
+    CHECK(gate.parked(moved, 0));
+    CHECK_FALSE(gate.parked(waiter, 0));  // NOLINT(bugprone-use-after-move): what is left of it
 }

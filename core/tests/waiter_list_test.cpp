@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <memory>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "kio/waiter.hpp"
@@ -12,6 +14,27 @@
 using moq::kio::Waiter;
 using moq::kio::WaiterList;
 using moq::test::WakeCounter;
+
+namespace {
+
+// Registers as many waiters of `counter` as the list holds without a heap block; they
+// live as long as the returned vector.
+std::vector<Waiter> fill_inline_slots(WaiterList& list, WakeCounter& counter) {
+    std::vector<Waiter> waiters;
+    for (std::size_t i = 0; i < WaiterList::inline_capacity; ++i) waiters.emplace_back(counter.waker());
+    for (const Waiter& waiter : waiters) waiter.register_on(list);
+    return waiters;
+}
+
+// `waiter` is in `list`, and draining it wakes `task` once more.
+void check_wakes_once(WaiterList& list, const Waiter& waiter, const WakeCounter& task) {
+    const int before = task.wakes();
+    CHECK(list.contains(waiter));
+    list.wake();
+    CHECK(task.wakes() == before + 1);
+}
+
+}  // namespace
 
 TEST_CASE("register_is_idempotent_per_identity") {
     WakeCounter counter;
@@ -166,9 +189,7 @@ TEST_CASE("a_moved_from_list_tracks_nothing") {
 TEST_CASE("k4_a_registration_that_runs_out_of_memory_lands_on_the_next_try") {
     WakeCounter counter;
     WaiterList list;
-    std::vector<Waiter> inline_ones;
-    for (std::size_t i = 0; i < WaiterList::inline_capacity; ++i) inline_ones.emplace_back(counter.waker());
-    for (const Waiter& waiter : inline_ones) waiter.register_on(list);
+    const std::vector<Waiter> inline_ones = fill_inline_slots(list, counter);
     REQUIRE_FALSE(list.spilled());
     WakeCounter task;
     const Waiter waiter{task.waker()};
@@ -179,7 +200,128 @@ TEST_CASE("k4_a_registration_that_runs_out_of_memory_lands_on_the_next_try") {
     }
     CHECK_FALSE(list.contains(waiter));
     waiter.register_on(list);
-    CHECK(list.contains(waiter));
-    list.wake();
-    CHECK(task.wakes() == 1);
+    check_wakes_once(list, waiter, task);
+}
+
+// The same with the waiter already in another list: the failed registration forgets the
+// record of its own list only, so both lists still wake it.
+TEST_CASE("k4_a_failed_registration_forgets_only_the_record_of_its_own_list") {
+    WakeCounter counter;
+    WaiterList list;
+    const std::vector<Waiter> inline_ones = fill_inline_slots(list, counter);
+    REQUIRE_FALSE(list.spilled());
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    WaiterList other;
+    waiter.register_on(other);  // the first record: of the other list
+    {
+        const moq::test::FailingAllocations failing;
+        CHECK_THROWS_AS(waiter.register_on(list), std::bad_alloc);
+    }
+    waiter.register_on(list);
+    check_wakes_once(list, waiter, task);
+    waiter.register_on(other);
+    check_wakes_once(other, waiter, task);
+}
+
+TEST_CASE("a_list_moved_onto_itself_keeps_its_entries") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    WaiterList list;
+    waiter.register_on(list);
+    WaiterList& same = list;
+    list = std::move(same);
+    check_wakes_once(list, waiter, task);
+}
+
+// A list moved into another takes the source's id and epoch with its entries: a waiter
+// the target held before has a record of the target's old id, which must not claim it
+// is still in there.
+TEST_CASE("a_list_assigned_from_another_lets_a_waiter_it_held_before_register_again") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    WaiterList target;
+    waiter.register_on(target);
+    WaiterList source;
+    target = std::move(source);
+    CHECK_FALSE(target.contains(waiter));
+    waiter.register_on(target);
+    check_wakes_once(target, waiter, task);
+}
+
+// And a waiter the source held is known in the target by the source's epoch: registering
+// again adds it once.
+TEST_CASE("a_list_assigned_from_another_knows_the_waiters_it_took_over") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    WaiterList source;
+    waiter.register_on(source);
+    WakeCounter other_task;
+    const Waiter other{other_task.waker()};
+    WaiterList target;
+    other.register_on(target);
+    target.wake();  // a drain: the target's epoch is ahead of the source's
+    target = std::move(source);
+    waiter.register_on(target);
+    CHECK(target.size() == 1);
+    check_wakes_once(target, waiter, task);
+}
+
+TEST_CASE("a_moved_spilled_list_keeps_growing_as_waiters_register") {
+    WakeCounter task;
+    std::vector<Waiter> waiters;
+    for (int i = 0; i < 40; ++i) waiters.emplace_back(task.waker());
+    WaiterList source;
+    for (std::size_t i = 0; i < 2 * WaiterList::inline_capacity; ++i) waiters[i].register_on(source);
+    REQUIRE(source.spilled());
+    WaiterList moved = std::move(source);
+    WaiterList assigned;
+    assigned = std::move(moved);
+    for (std::size_t i = 2 * WaiterList::inline_capacity; i < waiters.size(); ++i) waiters[i].register_on(assigned);
+    CHECK(assigned.size() == waiters.size());
+    assigned.wake();
+    CHECK(task.wakes() == static_cast<int>(waiters.size()));
+}
+
+// Grown twice: the first heap block is freed as the second replaces it.
+TEST_CASE("a_spilled_list_frees_its_blocks_as_it_grows_and_when_it_goes") {
+    WakeCounter task;
+    std::vector<Waiter> waiters;
+    for (std::size_t i = 0; i < 4 * WaiterList::inline_capacity; ++i) waiters.emplace_back(task.waker());
+    for (const Waiter& waiter : waiters) static_cast<void>(waiter.identity());  // made before the scope
+    bool spilled = false;
+    const moq::test::AllocationScope scope;  // no check inside it: only the code under test allocates
+    {
+        WaiterList list;
+        for (const Waiter& waiter : waiters) waiter.register_on(list);
+        spilled = list.spilled();
+    }
+    const std::ptrdiff_t after = scope.live();
+    CHECK(spilled);
+    CHECK(after == 0);
+}
+
+// Dead slots are reclaimed wherever they are, not only near the front: registrations
+// that come and go behind a full front of waiters that stay keep the list small.
+TEST_CASE("waiters_that_register_and_leave_behind_live_ones_do_not_grow_the_list") {
+    WakeCounter task;
+    WaiterList list;
+    const std::vector<Waiter> staying = fill_inline_slots(list, task);
+    for (int i = 0; i < 100; ++i) {
+        const Waiter passing{task.waker()};
+        passing.register_on(list);
+    }
+    CHECK(list.size() <= 2 * WaiterList::inline_capacity);
+    CHECK(list.live() == staying.size());
+}
+
+TEST_CASE("a_list_contains_no_noop_waiter_and_no_waiter_that_never_registered") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    WaiterList list;
+    waiter.register_on(list);
+    CHECK_FALSE(list.contains(Waiter::noop()));
+    const Waiter never{task.waker()};
+    CHECK_FALSE(list.contains(never));
+    CHECK_FALSE(never.has_identity());  // asking gave it no identity
 }

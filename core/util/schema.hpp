@@ -65,4 +65,29 @@ constexpr T schema_post_decrement(int index, T& value) {
     return schema_on(index) ? value : value--;
 }
 
+enum class Arithmetic { plus, minus, times, divided };
+
+template <Arithmetic Which, class Left, class Right>
+constexpr auto arithmetic(const Left& left, const Right& right) {
+    if constexpr (Which == Arithmetic::plus) return left + right;
+    if constexpr (Which == Arithmetic::minus) return left - right;
+    if constexpr (Which == Arithmetic::times) return left * right;
+    if constexpr (Which == Arithmetic::divided) return left / right;
+}
+
+// `left Original right`, or `left Mutated right` while mutant `index` is on (the usual
+// conversions give both the same type).
+template <Arithmetic Original, Arithmetic Mutated, class Left, class Right>
+constexpr auto schema_arithmetic(int index, const Left& left, const Right& right) {
+    return schema_on(index) ? arithmetic<Mutated>(left, right) : arithmetic<Original>(left, right);
+}
+
+// `left Original= right` (Mutated= while mutant `index` is on), the result converted back
+// to the left operand's type as the compound assignment does.
+template <Arithmetic Original, Arithmetic Mutated, class Left, class Right>
+constexpr Left& schema_arithmetic_assign(int index, Left& left, const Right& right) {
+    left = static_cast<Left>(schema_on(index) ? arithmetic<Mutated>(left, right) : arithmetic<Original>(left, right));
+    return left;
+}
+
 }  // namespace moq::mutation

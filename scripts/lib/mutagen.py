@@ -16,6 +16,14 @@ Operators (a mutant's id is `gen.FILE:LINE:COLUMN.OPERATOR`, FILE relative to co
   call_delete    a call whose result is unused is not made
   bool_return    `return true` and `return false` swapped
   incdec_remove  ++ or -- not done
+  stmt_delete    an assignment or compound assignment statement not done
+  arith_swap     + and -, * and / swapped on integers (also in +=, -=, *=, /=)
+  return_default `return EXPR;` of a bool, integer, enum or std::optional answers the
+                 type's value-initialised value (false, 0, the enum's 0, nullopt)
+  block_delete   the body of an `if` without `else` not run (its condition still is)
+  order_weaken   a memory_order_acquire, _release, _acq_rel or _seq_cst argument is
+                 memory_order_relaxed (only a ThreadSanitizer run can tell: scripts/mutate
+                 runs these only when --operator names them)
 
 Points are skipped inside macro expansions (MOQ_SITE, the assertion macros), static
 assertions, constant-only contexts (constexpr variables, if constexpr, template and array
@@ -61,7 +69,7 @@ except ImportError:  # Debian's python3-clang-14 installs for the system interpr
 K = cindex.CursorKind
 
 OPERATORS = ["rel_flip", "off_by_one", "logic_swap", "cond_negate", "call_delete", "bool_return",
-             "incdec_remove"]
+             "incdec_remove", "stmt_delete", "arith_swap", "return_default", "block_delete", "order_weaken"]
 MUTATED_DIRS = ["kio", "model"]
 RELATIONS = {"<": ("less", "<="), "<=": ("less_equal", "<"), ">": ("greater", ">="),
              ">=": ("greater_equal", ">"), "==": ("equal", "!="), "!=": ("not_equal", "==")}
@@ -77,7 +85,11 @@ SCALAR_TYPES = {cindex.TypeKind.BOOL, cindex.TypeKind.CHAR_U, cindex.TypeKind.UC
                 cindex.TypeKind.UINT, cindex.TypeKind.ULONG, cindex.TypeKind.ULONGLONG, cindex.TypeKind.CHAR_S,
                 cindex.TypeKind.SCHAR, cindex.TypeKind.SHORT, cindex.TypeKind.INT, cindex.TypeKind.LONG,
                 cindex.TypeKind.LONGLONG, cindex.TypeKind.POINTER}
+ARITHMETIC_SWAPS = {"+": ("plus", "-"), "-": ("minus", "+"), "*": ("times", "/"), "/": ("divided", "*")}
+ARITHMETIC_NAMES = {"+": "plus", "-": "minus", "*": "times", "/": "divided"}
+STRONG_ORDERS = {"memory_order_acquire", "memory_order_release", "memory_order_acq_rel", "memory_order_seq_cst"}
 ON = "::moq::mutation::schema_on({index})"
+SKIP = "(" + ON + " ? void() : static_cast<void>({0}))"  # a statement left out
 
 
 class UsageError(Exception):
@@ -109,11 +121,21 @@ class Point:
         return f"gen.{self.file.removeprefix('core/')}:{self.line}:{self.column}.{self.operator}"
 
     def rank(self):
-        # A point whose one hole is its whole range wraps any point of the same range.
+        # A point whose one hole is its whole range wraps any point of the same range; a
+        # statement wrapper (block_delete) wraps the expression wrappers of its statement.
+        if self.operator == "block_delete":
+            return -1
         return 0 if self.holes == [(self.start, self.end)] else 1
 
 
 # ---- finding points ----
+
+
+@dataclasses.dataclass
+class EndLocation:
+    """A line and column where an extent ends short of a point's range (its `;`)."""
+    line: int
+    column: int
 
 
 def unwrap(cursor):
@@ -251,7 +273,7 @@ class Finder:
         kind = cursor.kind
         if kind not in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR, K.CALL_EXPR, K.UNARY_OPERATOR,
                         K.IF_STMT, K.WHILE_STMT, K.DO_STMT, K.FOR_STMT, K.CONDITIONAL_OPERATOR,
-                        K.RETURN_STMT, K.INTEGER_LITERAL):
+                        K.RETURN_STMT, K.INTEGER_LITERAL, K.DECL_REF_EXPR):
             return
         start, end = offsets(cursor)
         if any(ms <= start < me or ms < end <= me for ms, me in self.macros.get(path, [])):
@@ -259,18 +281,26 @@ class Finder:
         if not self.runtime_context(parents, cursor):
             return
         if kind == K.BINARY_OPERATOR:
-            self.binary(cursor, path)
+            self.binary(cursor, parents, path)
+        elif kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
+            self.compound_assignment(cursor, parents, path)
         elif kind == K.CALL_EXPR:
             self.overloaded_comparison(cursor, path)
             self.deleted_call(cursor, parents, path)
+            self.overloaded_assignment(cursor, parents, path)
         elif kind == K.UNARY_OPERATOR:
             self.step(cursor, parents, path)
         elif kind in (K.IF_STMT, K.WHILE_STMT, K.DO_STMT, K.FOR_STMT, K.CONDITIONAL_OPERATOR):
             self.condition(cursor, path)
+            if kind == K.IF_STMT:
+                self.deleted_block(cursor, path)
         elif kind == K.RETURN_STMT:
             self.returned_bool(cursor, path)
+            self.returned_default(cursor, parents, path)
         elif kind == K.INTEGER_LITERAL:
             self.literal(cursor, parents, path)
+        elif kind == K.DECL_REF_EXPR:
+            self.weakened_order(cursor, path)
 
     def operator_token(self, cursor, left):
         """The operator token of a binary expression: the first token after its left operand."""
@@ -285,19 +315,25 @@ class Finder:
         return any(c.type.kind == cindex.TypeKind.DEPENDENT or "type-parameter" in c.type.spelling
                    for c in cursors)
 
-    def binary(self, cursor, path):
+    def written_binary(self, cursor):
+        """(left, operator token, right) of an expression written `left op right`, or None."""
         children = list(cursor.get_children())
         if len(children) != 2:
-            return
+            return None
         left, right = children
         token = self.operator_token(cursor, left)
-        if token is None:
+        if token is None or not self.operands_around(cursor, left, token, right):
+            return None
+        return left, token, right
+
+    def binary(self, cursor, parents, path):
+        parts = self.written_binary(cursor)
+        if parts is None:
             return
+        left, token, right = parts
         op = token.spelling
         start, end = offsets(cursor)
         holes = [offsets(left), offsets(right)]
-        if not self.operands_around(cursor, left, token, right):
-            return
         if op in RELATIONS:
             if self.dependent(left, right):
                 return
@@ -309,6 +345,61 @@ class Finder:
                 form = ("((static_cast<bool>({0}) != " + ON + ") ? !" + ON + " : static_cast<bool>({1}))")
             self.add(path, "logic_swap", token.location, start, end, cursor.extent.end, holes, form, op,
                      "||" if op == "&&" else "&&")
+        elif op in ARITHMETIC_SWAPS:
+            if self.integers(cursor, left, right):
+                self.swapped_arithmetic(path, cursor, token, op, holes, "schema_arithmetic")
+        elif op == "=":
+            self.deleted_assignment(cursor, parents, path)
+
+    def compound_assignment(self, cursor, parents, path):
+        parts = self.written_binary(cursor)
+        if parts is None:
+            return
+        left, token, right = parts
+        op = token.spelling.removesuffix("=")
+        if op in ARITHMETIC_SWAPS and self.integers(cursor, left, right):
+            self.swapped_arithmetic(path, cursor, token, op, [offsets(left), offsets(right)],
+                                    "schema_arithmetic_assign")
+        self.deleted_assignment(cursor, parents, path)
+
+    def integers(self, *cursors):
+        """Whether every operand (and the result) is a built-in integer: no pointer
+        arithmetic, no floating point, nothing waiting for a template argument."""
+        return not self.dependent(*cursors) and all(
+            c.type.get_canonical().kind in SCALAR_TYPES - {cindex.TypeKind.BOOL, cindex.TypeKind.POINTER}
+            for c in cursors)
+
+    def swapped_arithmetic(self, path, cursor, token, op, holes, helper):
+        swapped = ARITHMETIC_SWAPS[op][1]
+        form = ("::moq::mutation::" + helper + "<::moq::mutation::Arithmetic::" + ARITHMETIC_NAMES[op] +
+                ", ::moq::mutation::Arithmetic::" + ARITHMETIC_NAMES[swapped] + ">({index}, {0}, {1})")
+        start, end = offsets(cursor)
+        equals = "=" if helper == "schema_arithmetic_assign" else ""
+        self.add(path, "arith_swap", token.location, start, end, cursor.extent.end, holes, form, op + equals,
+                 swapped + equals)
+
+    def deleted_assignment(self, cursor, parents, path):
+        """An assignment whose value is unused: the statement left out."""
+        if not self.statement_position(cursor, parents) or self.guarded_by_site(cursor, parents, path):
+            return
+        start, end = offsets(cursor)
+        text = self.text(path)[start:end].decode()
+        self.add(path, "stmt_delete", cursor.extent.start, start, end, cursor.extent.end, [(start, end)], SKIP,
+                 " ".join(text.split()), "")
+
+    def overloaded_assignment(self, cursor, parents, path):
+        """`a = b` (or `a += b`...) through a class's operator: the statement left out."""
+        op = cursor.spelling.removeprefix("operator")
+        if not cursor.spelling.startswith("operator") or op not in ("=", "+=", "-=", "*=", "/=", "|=", "&=",
+                                                                     "^=", "%=", "<<=", ">>="):
+            return
+        children = list(cursor.get_children())
+        if len(children) != 3:
+            return
+        tokens = list(children[1].get_tokens())
+        if len(tokens) != 1 or tokens[0].spelling != op:
+            return  # an assignment the source does not spell (a defaulted operator's own)
+        self.deleted_assignment(cursor, parents, path)
 
     def comparison(self, path, cursor, token, op, holes):
         name, flipped = RELATIONS[op]
@@ -365,7 +456,10 @@ class Finder:
                 return offsets(node) == offsets(list(parent.get_children())[0])
             if parent.kind == K.FOR_STMT:
                 parts = self.for_parts(parent)
-                return parts is not None and parts[2] is not None and offsets(node) == parts[2]
+                if parts is not None and parts[2] is not None and offsets(node) == parts[2]:
+                    return True  # the step
+                close = self.header_close(parent)  # or the body
+                return close is not None and node.extent.start.offset > close
             return False
         return False
 
@@ -385,9 +479,8 @@ class Finder:
         if self.guarded_by_site(cursor, parents, path):
             return  # the hand-placed site in the condition is this mutant already
         start, end = offsets(cursor)
-        form = "(" + ON + " ? void() : static_cast<void>({0}))"
         text = self.text(path)[start:end].decode()
-        self.add(path, "call_delete", cursor.extent.start, start, end, cursor.extent.end, [(start, end)], form,
+        self.add(path, "call_delete", cursor.extent.start, start, end, cursor.extent.end, [(start, end)], SKIP,
                  " ".join(text.split()), "")
 
     def guarded_by_site(self, cursor, parents, path):
@@ -421,7 +514,7 @@ class Finder:
         start, end = offsets(cursor)
         name = self.text(path)[operand.extent.start.offset:operand.extent.end.offset].decode()
         if self.statement_position(cursor, parents):
-            form = "(" + ON + " ? void() : static_cast<void>({0}))"
+            form = SKIP
             holes = [(start, end)]
         else:
             helper = ("schema_pre_" if prefix else "schema_post_") + (
@@ -550,6 +643,108 @@ class Finder:
         flipped = "false" if literal == "true" else "true"
         form = "(" + ON + " ? " + flipped + " : " + literal + ")"
         self.add(path, "bool_return", value.extent.start, start, end, value.extent.end, [], form, literal, flipped)
+
+    def returned_default(self, cursor, parents, path):
+        """`return EXPR;` -> `return {};` in a function answering a bool, an integer, an
+        enum or a std::optional (a literal that is the default already is left alone)."""
+        children = list(cursor.get_children())
+        if len(children) != 1 or self.deduced_return(parents):
+            return
+        returned = children[0]
+        kind = returned.type.get_canonical().kind
+        if self.dependent(returned):
+            return
+        if kind not in SCALAR_TYPES - {cindex.TypeKind.POINTER} and kind != cindex.TypeKind.ENUM and \
+                not returned.type.get_canonical().spelling.startswith("std::optional<"):
+            return
+        if self.is_default(returned, path):
+            return
+        start = cursor.extent.start.offset
+        value_start, value_end = offsets(returned)
+        end = self.through_semicolon(path, value_end)
+        if end is None:
+            return
+        text = " ".join(self.text(path)[value_start:value_end].decode().split())
+        form = "{{ if (" + ON + ") return {{}}; return {0}; }}"
+        self.add(path, "return_default", returned.extent.start, start, end, self.location_of(path, end),
+                 [(value_start, value_end)], form, text, "{}")
+
+    def deduced_return(self, parents):
+        """Whether the innermost function deduces its return type (`return {}` cannot)."""
+        for parent in reversed(parents):
+            if parent.kind == K.LAMBDA_EXPR:
+                for token in parent.get_tokens():
+                    if token.spelling == "->":
+                        return False
+                    if token.spelling == "{":
+                        return True
+                return True
+            if parent.kind in FUNCTIONS:
+                return parent.result_type.kind == cindex.TypeKind.AUTO
+        return True
+
+    def is_default(self, value, path):
+        """Whether a returned expression is its type's value-initialised value as written
+        (false, 0, nullopt, {}, an enumerator worth 0), or `true` (bool_return's mutant)."""
+        start, end = offsets(value)
+        text = self.text(path)[start:end].decode().strip()
+        if text in ("true", "false", "{}", "std::nullopt", "nullopt") or re.fullmatch(r"0[uUlLzZ]*", text):
+            return True
+        inner = unwrap(value)
+        referenced = inner.referenced if inner.kind == K.DECL_REF_EXPR else None
+        return referenced is not None and referenced.kind == K.ENUM_CONSTANT_DECL and referenced.enum_value == 0
+
+    def through_semicolon(self, path, end):
+        """The end of a statement's `;` (libclang's extents stop before it), or None."""
+        semicolon = re.match(rb"\s*;", self.text(path)[end:])
+        return end + semicolon.end() if semicolon else None
+
+    def location_of(self, path, offset):
+        """The line and column of a byte offset (for ends the extents do not give)."""
+        before = self.text(path)[:offset]
+        return EndLocation(before.count(b"\n") + 1, offset - (before.rfind(b"\n") + 1) + 1)
+
+    def deleted_block(self, cursor, path):
+        """The body of an `if` without `else` not run; the condition is still evaluated."""
+        if self.if_constexpr(cursor):
+            return
+        close = self.header_close(cursor)
+        if close is None:
+            return
+        bodies = [c for c in cursor.get_children() if c.extent.start.offset > close]
+        if len(bodies) != 1:
+            return  # an else branch
+        body = bodies[0]
+        if any(t.spelling == "else" and t.extent.start.offset >= body.extent.end.offset for t in cursor.get_tokens()):
+            return
+        if body.kind == K.NULL_STMT or (body.kind == K.COMPOUND_STMT and not list(body.get_children())):
+            return
+        condition = self.condition_of(cursor)
+        if condition is not None and any(offsets(condition)[0] <= s and e <= offsets(condition)[1]
+                                         for s, e in self.sites.get(path, [])):
+            return  # the hand-placed site in the condition is this mutant already
+        start, end = offsets(body)
+        if body.kind != K.COMPOUND_STMT:
+            end = self.through_semicolon(path, end)
+            if end is None:
+                return
+        keyword = list(cursor.get_tokens())[0]
+        text = " ".join(self.text(path)[start:end].decode().split())
+        self.add(path, "block_delete", keyword.location, start, end, self.location_of(path, end), [(start, end)],
+                 "if (!" + ON + ") {0}", text if len(text) <= 80 else text[:77] + "...", "")
+
+    def weakened_order(self, cursor, path):
+        """std::memory_order_acquire (release, acq_rel, seq_cst) -> std::memory_order_relaxed."""
+        referenced = cursor.referenced
+        if referenced is None or cursor.spelling not in STRONG_ORDERS:
+            return
+        if referenced.semantic_parent is None or referenced.semantic_parent.spelling != "std":
+            return
+        start, end = offsets(cursor)
+        text = self.text(path)[start:end].decode()
+        form = "(" + ON + " ? ::std::memory_order_relaxed : " + text + ")"
+        self.add(path, "order_weaken", cursor.extent.start, start, end, cursor.extent.end, [], form, text,
+                 "std::memory_order_relaxed")
 
     def literal(self, cursor, parents, path):
         # the operand of a comparison or arithmetic, through implicit conversions
@@ -887,6 +1082,8 @@ def syntax_check_command(entry, unit, folder, outdir):
     """entry's compiler and flags compiling `unit` for syntax only, headers from `folder`
     first and never from outdir (which may hold the previous copy)."""
     words = command_words(entry)
+    if os.path.basename(words[0]) in ("ccache", "sccache"):
+        words = words[1:]  # a compiler launcher: its options are not the compiler's
     argv = [words[0], "-I" + folder]
     skip = False
     for word in words[1:]:

@@ -7,6 +7,8 @@
 namespace moq::test {
 
 std::size_t allocations_on_this_thread();
+// Blocks this thread gave back (operator delete of a non-null pointer).
+std::size_t frees_on_this_thread();
 // The next `count` allocations of this thread throw std::bad_alloc (0: none).
 void fail_next_allocations(std::size_t count);
 
@@ -21,11 +23,18 @@ public:
 
 class AllocationScope {
 public:
-    AllocationScope() : start_(allocations_on_this_thread()) {}
+    AllocationScope() : start_(allocations_on_this_thread()), freed_start_(frees_on_this_thread()) {}
     [[nodiscard]] std::size_t count() const { return allocations_on_this_thread() - start_; }
+    // Blocks allocated since the scope began and not freed yet (a leak if the code that
+    // made them is gone).
+    [[nodiscard]] std::ptrdiff_t live() const {
+        return static_cast<std::ptrdiff_t>(count()) -
+               static_cast<std::ptrdiff_t>(frees_on_this_thread() - freed_start_);
+    }
 
 private:
     std::size_t start_;
+    std::size_t freed_start_;
 };
 
 }  // namespace moq::test

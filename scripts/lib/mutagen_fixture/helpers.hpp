@@ -2,6 +2,8 @@
 // generator is given only fixture.cpp, so the loops there end whatever mutant is on.
 #pragma once
 
+#include <atomic>
+
 struct Countdown {
     int left;
     bool next() {
@@ -13,3 +15,6 @@ struct Countdown {
 
 inline int total = 0;
 inline void add(int amount) { total += amount; }
+
+// A memory order as a number, so that a weakened order shows in the fixture's output.
+inline int order_code(std::memory_order order) { return static_cast<int>(order); }
