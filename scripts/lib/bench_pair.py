@@ -27,6 +27,7 @@ import sys
 from xml.sax.saxutils import escape
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_targets import target_lines  # noqa: E402
 from reports import write_reports  # noqa: E402
 
 REVISIONS = ("base", "head")
@@ -195,7 +196,7 @@ def markdown_table(rows):
     return lines
 
 
-def markdown(meta, rows, compared):
+def markdown(meta, rows, compared, targets=None):
     load = meta.get("load") or []
     text = [
         "# Benchmarks of two revisions",
@@ -217,6 +218,8 @@ def markdown(meta, rows, compared):
     if load:
         text.append(f"- Load average (1, 5, 15 min) before and after the fanout runs: {' / '.join(load)}")
     text += ["", *markdown_table(rows), "", "A chart of the same figures: [bench.svg](bench.svg).", ""]
+    if targets:
+        text += ["Targets (issue 13), head's figures:", "", *targets, ""]
     if compared:
         # Its first line names the temporary files it read.
         table = [line for line in compared.rstrip("\n").splitlines() if not line.startswith("Comparing ")]
@@ -341,7 +344,10 @@ def main(argv):
         meta = json.load(handle)
     rows = pair_rows(results)
     compared = compare(results, argv[3]) if len(argv) == 4 else None
-    write_reports(reports, [("bench.md", markdown(meta, rows, compared)), ("bench.json", report_json(meta, rows)),
+    head_idle = idle_runs(results, "head")
+    # A base without idle_export is a base with no figures, not a run of one revision.
+    targets = target_lines(head_idle, idle_runs(results, "base") or {}) if head_idle is not None else None
+    write_reports(reports, [("bench.md", markdown(meta, rows, compared, targets)), ("bench.json", report_json(meta, rows)),
                             ("bench.svg", svg(meta, rows))])
     if compared:
         print(compared.rstrip("\n"))
@@ -349,6 +355,9 @@ def main(argv):
     print(f"base: {revision_text(meta, 'base')}; head: {revision_text(meta, 'head')}")
     print("\n".join(markdown_table(rows)))
     print()
+    if targets:
+        print("\n".join(targets))
+        print()
     print("bench: wrote reports/bench.md, reports/bench.json and reports/bench.svg")
     return 0
 
