@@ -115,6 +115,10 @@ void GroupReaderModel::poll_began() {
     const GroupModel::Progress now = group_->progress();
     earliest_verdict_ = batch_in_last_poll_ ? this_poll_ : now;
     this_poll_ = now;
+    const std::optional<GroupModel::Progress> serving =
+        route_ ? std::optional<GroupModel::Progress>(route_->serving().progress()) : std::nullopt;
+    earliest_serving_verdict_ = batch_in_last_poll_ ? this_poll_serving_ : serving;
+    this_poll_serving_ = serving;
     batch_in_last_poll_ = false;
     earliest_deadline_ = deadline();
 }
