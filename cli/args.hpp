@@ -31,7 +31,7 @@ sim::StrategyKind parse_strategy_name(std::string_view text);
 // --mix: fixed or swarm (properties/swarm.hpp).
 properties::Mix parse_mix_name(std::string_view text);
 // The longest --duration: 30 days.
-inline constexpr std::uint64_t max_duration_seconds = 30 * 24 * 3600;
+inline constexpr std::uint64_t max_duration_seconds = std::uint64_t{30} * 24 * 3600;
 // "90s", "10m" or "2h" in seconds: a whole number from 1 with its unit, at most
 // max_duration_seconds.
 std::uint64_t parse_duration(std::string_view text, std::string_view what);

@@ -161,7 +161,7 @@ int timed_sweep(const Program& program, const SweepOptions& options, const std::
     std::printf("timed sweep: seeds %llu-%llu have run", static_cast<unsigned long long>(seeds[0].get<std::uint64_t>()),
                 static_cast<unsigned long long>(seeds[1].get<std::uint64_t>()));
     if (stop == TimedStop::time) {
-        std::printf("; the next is %llu (%s)\n", static_cast<unsigned long long>(seed + 1),
+        std::printf("; the next is %llu (%s)\n", static_cast<unsigned long long>(seed) + 1,
                     options.json_path ? (program.name + " sweep --resume " + *options.json_path + " continues").c_str()
                                       : "--json FILE keeps a result that --resume continues");
     } else {

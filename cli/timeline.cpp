@@ -145,7 +145,7 @@ std::string mark_label(const TraceEvent& event) {
         return text;
     }
     if (kind == "answer") {
-        const std::string answer = text_field(fields, "answer");
+        std::string answer = text_field(fields, "answer");
         if (answer == "item") {
             std::string text = text_field(fields, "read");
             if (const auto sequence = number_field(fields, "sequence")) text += " " + std::to_string(*sequence);
@@ -239,7 +239,7 @@ std::string wake_style_sheet() {
 
 std::string wake_effect(const TraceEvent& event) {
     if (event.kind == "stale_wake") return "stale";
-    const std::string effect = text_field(event.fields, "effect");
+    std::string effect = text_field(event.fields, "effect");
     for (const WakeLook& look : wake_looks)
         if (look.effect == effect) return effect;
     return "queued";
@@ -652,9 +652,13 @@ svg.names{flex:none;border-right:1px solid #ccc;background:#fafafa}
                     entry.meaning + "</div>\n";
         for (const WakeLook& look : wake_looks) {
             const std::string name(look.effect);
-            html += "<div><svg width=\"30\" height=\"22\"><path class=\"legend-arrow w-" + name +
-                    "\" d=\"M2,11 L24,11\" marker-end=\"url(#head-" + name + ")\"/></svg>wake " +
-                    (name == "stale" ? std::string("to a stale identity") : "(" + name + ")") + "</div>\n";
+            html += "<div><svg width=\"30\" height=\"22\"><path class=\"legend-arrow w-";
+            html += name;
+            html += "\" d=\"M2,11 L24,11\" marker-end=\"url(#head-";
+            html += name;
+            html += ")\"/></svg>wake ";
+            html += name == "stale" ? std::string("to a stale identity") : "(" + name + ")";
+            html += "</div>\n";
         }
         html +=
             "<div><svg width=\"30\" height=\"22\"><rect class=\"running\" x=\"2\" y=\"8\" width=\"26\" "

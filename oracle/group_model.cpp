@@ -103,9 +103,14 @@ bool GroupRouteModel::some_copy_aborted_with(model::Error error) const {
 }
 
 bool GroupRouteModel::some_replica_failed() const {
-    if (copies_.front().aborted()) return false;  // then every copy was, with the first
-    for (std::size_t i = 1; i < copies_.size(); ++i)
-        if (copies_[i].aborted()) return true;
+    // A replica gets every write copy 0 gets, so an abort of every copy leaves them alike;
+    // one that failed on its own first differs from copy 0 in its end (the error, or a
+    // finish copy 0 took and it refused), even where copy 0 was aborted later.
+    const GroupModel& first = copies_.front();
+    for (std::size_t i = 1; i < copies_.size(); ++i) {
+        const GroupModel& replica = copies_[i];
+        if (replica.aborted() && (replica.aborted() != first.aborted() || replica.fin() != first.fin())) return true;
+    }
     return false;
 }
 
@@ -115,6 +120,10 @@ void GroupReaderModel::poll_began() {
     const GroupModel::Progress now = group_->progress();
     earliest_verdict_ = batch_in_last_poll_ ? this_poll_ : now;
     this_poll_ = now;
+    const std::optional<GroupModel::Progress> serving =
+        route_ ? std::optional<GroupModel::Progress>(route_->serving().progress()) : std::nullopt;
+    earliest_serving_verdict_ = batch_in_last_poll_ ? this_poll_serving_ : serving;
+    this_poll_serving_ = serving;
     batch_in_last_poll_ = false;
     earliest_deadline_ = deadline();
 }

@@ -183,8 +183,12 @@ private:
         return stale_in_poll() &&
                (GroupModel::unread_from(group_->progress(), index_) || (route_ && route_->some_replica_failed()));
     }
+    // A follower whose copy failed reads on from the copy the route serves (G11), which
+    // may still have nothing unread: its verdict is judged on that copy too.
     [[nodiscard]] bool expiry_end_legal() const {
-        return stale_in_poll() && !GroupModel::unread_from(earliest_verdict_, index_);
+        return stale_in_poll() &&
+               (!GroupModel::unread_from(earliest_verdict_, index_) ||
+                (earliest_serving_verdict_ && !GroupModel::unread_from(*earliest_serving_verdict_, index_)));
     }
     // An error a reader following the route may answer (G11): the route's end, or a
     // verdict a copy ended with; any other failure of a copy is recovered from.
@@ -209,6 +213,9 @@ private:
     kio::Instant now_;
     GroupModel::Progress earliest_verdict_;  // the group when the verdict could first have come
     GroupModel::Progress this_poll_;
+    // The same of the copy the route served, for a follower.
+    std::optional<GroupModel::Progress> earliest_serving_verdict_;
+    std::optional<GroupModel::Progress> this_poll_serving_;
     bool batch_in_last_poll_ = false;
     std::optional<std::size_t> open_frame_;  // the frame read in chunks
     std::string open_bytes_;

@@ -172,7 +172,7 @@ public:
           gated_(mode == Mode::gated_one ? 1 : 2) {}
 
     kio::Poll<int> poll(const kio::Waiter& waiter) {
-        checks_.begin(task_, walks_, world_.mailbox.posted(), world_.oracle.delivering());
+        checks_.begin(task_, walks_, world_.mailbox, world_.oracle.delivering());
         const bool changed = apply_targets(waiter);
         kio::Poll<int> answer = kio::Poll<int>::pending();
         bool armed = false;

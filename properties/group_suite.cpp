@@ -383,7 +383,7 @@ private:
 
     // The start of every poll of a reader: its own changes, then the idle-path bookkeeping.
     bool begin_poll(sim::Task& task, Reader& reader, model::GroupConsumer& consumer, const kio::Waiter& waiter) {
-        reader.checks.begin(task, consumer.walk_counter().walks, reader.mailbox.posted(),
+        reader.checks.begin(task, consumer.walk_counter().walks, reader.mailbox,
                             delivering_ || executor_.firing_timers());
         reader.model.at_time(task.clock().now());
         reader.model.poll_began();

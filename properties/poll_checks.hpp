@@ -28,17 +28,22 @@ namespace moq::properties {
 // when no wake paid for it (a spurious poll that finds a quiet write).
 class IdleChecks {
 public:
-    // First thing in a poll, before the reader reads its mailbox. `posted`: the commands
-    // posted to the reader so far. `delivering`: a write that may fire the gate is still
-    // delivering its wakes (a wake point lies between firing the gate and waking the
-    // task), so a walk now may be paid for by a wake still on its way.
-    void begin(sim::Task& task, std::uint64_t walks, std::size_t posted, bool delivering = false) {
+    // First thing in a poll, before the reader reads its mailbox. `mailbox`: the
+    // reader's. `delivering`: a write that may fire the gate is still delivering its
+    // wakes (a wake point lies between firing the gate and waking the task), so a walk
+    // now may be paid for by a wake still on its way.
+    template <class Command>
+    void begin(sim::Task& task, std::uint64_t walks, const Mailbox<Command>& mailbox, bool delivering = false) {
         const sim::TaskStats now = task.executor().task_stats(task.id());
+        const std::size_t posted = mailbox.posted();
         fresh_ = now.fresh_polls != last_.fresh_polls;
         // The mailbox wakes the task at most once between polls: with the first post
-        // after the poll that registered on it.
+        // after the poll that registered on it. A post still delivering (stopped at a
+        // wake point) may not have woken it yet, so a wake counted now may be a gate's:
+        // which it was is unknown, and the poll is not judged quiet.
         const std::uint64_t mailbox_wakes = watching_ && posted != posted_ ? 1 : 0;
-        quiet_ = parked_armed_ && !fresh_ && !delivering && now.wakes - last_.wakes <= mailbox_wakes;
+        quiet_ = parked_armed_ && !fresh_ && !delivering && !(mailbox_wakes != 0 && mailbox.delivering()) &&
+                 now.wakes - last_.wakes <= mailbox_wakes;
         walks_ = walks;
         posted_ = posted;
         ++polls_;

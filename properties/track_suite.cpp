@@ -294,7 +294,7 @@ public:
           cursor_(world.consumer.cursor(value.walk, value.floor)) {}
 
     kio::Poll<TrackAnswer> poll(sim::Task& task, const kio::Waiter& waiter) {
-        checks_.begin(task, cursor_.walk_counter().walks, world_.mailbox.posted(), world_.delivering);
+        checks_.begin(task, cursor_.walk_counter().walks, world_.mailbox, world_.delivering);
         world_.oracle.polled();
         // An arrival cursor answers a peek it still holds without walking: no gate answers.
         const bool gated = !(peek_in_hand_ && walk_ == model::Walk::arrival);

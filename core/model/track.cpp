@@ -128,6 +128,7 @@ kio::Poll<Next<const Peek*>> TrackCursor::walk_once(const kio::Waiter& waiter) {
 // Runs under the track's lock; each group's abort is read under that group's lock, always
 // in that order, so the check and the walk's registration on the track are one step.
 std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const TrackState& state) {
+    seen_ = seen_in(state);
     if (walk_ == Walk::arrival) {
         // The landing order only grows: a cursor's index never runs past it.
         MOQ_ASSERT_LE(arrival_index_, state.arrival.size());
@@ -160,9 +161,18 @@ std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const 
 }
 
 void TrackCursor::watch(const kio::Waiter& waiter) const {
-    track_.watch(waiter);
-    if (peeked_ && MOQ_SITE("track.peek.register", register_input))
-        static_cast<void>(peeked_->group.cell().poll_closed(waiter));
+    // Registered and compared under one lock: a change after it wakes `waiter`, one
+    // before it is seen here.
+    bool changed =
+        track_.cell().read_and_watch(waiter, [&](const TrackState& state) { return seen_in(state) != seen_; });
+    // A group closes when aborted or when its producer goes unfinished; only an abort
+    // changes what the cursor answers next (T6).
+    if (peeked_ && MOQ_SITE("track.peek.register", register_input) &&
+        peeked_->group.cell().poll_closed(waiter).is_ready())
+        changed |= peeked_->group.aborted();
+    // Outside every lock. The caller's walk is still running, so the wake also keeps its
+    // gate from arming: its next poll walks and sees the change.
+    if (changed && MOQ_SITE("track.watch.changed_wake", notify)) waiter.waker().wake();
 }
 
 std::optional<Peek> TrackCursor::take() {

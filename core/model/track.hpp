@@ -119,7 +119,9 @@ public:
     void raise_floor(std::uint64_t floor);
     // For a caller that parks with a peek in hand (a Ready peek registers nothing):
     // registers `waiter` for the track's next change and for the end of the peeked
-    // group, whose abort changes what this cursor answers next.
+    // group, whose abort changes what this cursor answers next. A change since the walk
+    // that peeked (a landing, the track's end or abort, the peeked group's abort) woke
+    // nobody this caller registered, so it wakes `waiter` at once.
     void watch(const kio::Waiter& waiter) const;
 
     [[nodiscard]] Walk walk() const { return walk_; }
@@ -138,6 +140,17 @@ private:
     Walk walk_;
     std::uint64_t floor_;            // sequences below are not offered
     std::size_t arrival_index_ = 0;  // next arrival entry to look at
+    // What the last walk saw of the track, for watch() to tell a change since.
+    struct Seen {
+        std::size_t landed = 0;
+        bool ended = false;
+        bool aborted = false;
+        friend bool operator==(const Seen&, const Seen&) = default;
+    };
+    static Seen seen_in(const TrackState& state) {
+        return {state.arrival.size(), state.final_sequence.has_value(), state.abort.has_value()};
+    }
+    Seen seen_;
     std::optional<Peek> peeked_;
     GatedRead<Walk> reads_{1};
 };

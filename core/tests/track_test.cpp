@@ -238,6 +238,50 @@ TEST_CASE_FIXTURE(OneTrack, "t10_watching_a_held_peek_wakes_when_a_group_lands")
     CHECK(take_next(cursor, waiter) == 2);
 }
 
+// A change between the walk that peeked and the watch woke nobody the caller
+// registered: the watch wakes it at once.
+
+TEST_CASE_FIXTURE(OneTrack, "t10_a_group_landed_between_the_peek_and_the_watch_wakes_at_once") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    create(4);
+    REQUIRE(cursor.poll_peek(waiter).is_ready());
+    create(2);  // no registration of this caller hears it
+    CHECK(task.wakes() == 0);
+    cursor.watch(waiter);
+    CHECK(task.wakes() == 1);
+    CHECK(take_next(cursor, waiter) == 2);
+}
+
+TEST_CASE_FIXTURE(OneTrack, "t10_a_peeked_group_aborted_before_the_watch_wakes_at_once") {
+    TrackCursor cursor = producer.consume().cursor(Walk::arrival);
+    GroupProducer zero = create(0);
+    REQUIRE(cursor.poll_peek(waiter).is_ready());
+    zero.abort(Error::cancel);
+    CHECK(task.wakes() == 0);
+    cursor.watch(waiter);
+    CHECK(task.wakes() == 1);
+    CHECK(cursor.poll_peek(waiter).is_pending());
+}
+
+TEST_CASE("t10_a_watch_with_nothing_changed_since_the_peek_wakes_nobody") {
+    for (const Walk walk : {Walk::arrival, Walk::sequence}) {
+        WakeCounter task;
+        const Waiter waiter{task.waker()};
+        TrackProducer producer;
+        TrackCursor cursor = producer.consume().cursor(walk);
+        // A peeked group whose producer went unfinished is closed but not aborted: still
+        // offered (T6), so no reason to walk again.
+        auto created = producer.create_group(3);
+        REQUIRE(std::holds_alternative<GroupProducer>(created));
+        created = Error::closed;  // its producer goes
+        REQUIRE(cursor.poll_peek(waiter).is_ready());
+        cursor.watch(waiter);
+        CHECK(task.wakes() == 0);
+        REQUIRE_FALSE(producer.finish());
+        CHECK(task.wakes() == 1);
+    }
+}
+
 TEST_CASE("t7_a_track_whose_producer_went_away_answers_dropped_after_its_groups") {
     WakeCounter task;
     const Waiter waiter{task.waker()};

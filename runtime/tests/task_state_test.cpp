@@ -83,6 +83,7 @@ TEST_CASE("concurrent_wakes_never_poll_a_task_twice_at_once") {
     constexpr int threads = 8;
     constexpr int wakes = 2000;
     std::vector<std::thread> wakers;
+    wakers.reserve(threads);
     for (int t = 0; t < threads; ++t)
         wakers.emplace_back([&] {
             const Waker waker = handle.waker();

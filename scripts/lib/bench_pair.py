@@ -30,6 +30,7 @@ import sys
 from xml.sax.saxutils import escape
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_targets import target_lines  # noqa: E402
 from idle_profile import section as profile_lines  # noqa: E402
 from reports import write_reports  # noqa: E402
 
@@ -215,7 +216,7 @@ def profile_section(profiled):
     return profile_lines([profiled["base"], profiled["head"]], list(REVISIONS)) if profiled else []
 
 
-def markdown(meta, rows, compared, profiled=None):
+def markdown(meta, rows, compared, targets=None, profiled=None):
     load = meta.get("load") or []
     text = [
         "# Benchmarks of two revisions",
@@ -237,6 +238,8 @@ def markdown(meta, rows, compared, profiled=None):
     if load:
         text.append(f"- Load average (1, 5, 15 min) before and after the fanout runs: {' / '.join(load)}")
     text += ["", *markdown_table(rows), "", "A chart of the same figures: [bench.svg](bench.svg).", ""]
+    if targets:
+        text += ["Targets (issue 13), head's figures:", "", *targets, ""]
     text += profile_section(profiled)
     if compared:
         # Its first line names the temporary files it read.
@@ -364,8 +367,11 @@ def main(argv):
         meta = json.load(handle)
     rows = pair_rows(results)
     compared = compare(results, argv[3]) if len(argv) == 4 else None
+    head_idle = idle_runs(results, "head")
+    # A base without idle_export is a base with no figures, not a run of one revision.
+    targets = target_lines(head_idle, idle_runs(results, "base") or {}) if head_idle is not None else None
     profiled = profiles(results)
-    write_reports(reports, [("bench.md", markdown(meta, rows, compared, profiled)),
+    write_reports(reports, [("bench.md", markdown(meta, rows, compared, targets, profiled)),
                             ("bench.json", report_json(meta, rows, profiled)), ("bench.svg", svg(meta, rows))])
     if compared:
         print(compared.rstrip("\n"))
@@ -373,6 +379,9 @@ def main(argv):
     print(f"base: {revision_text(meta, 'base')}; head: {revision_text(meta, 'head')}")
     print("\n".join(markdown_table(rows)))
     print()
+    if targets:
+        print("\n".join(targets))
+        print()
     if profiled:
         print("\n".join(profile_section(profiled)))
     print("bench: wrote reports/bench.md, reports/bench.json and reports/bench.svg")

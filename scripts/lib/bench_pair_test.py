@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Tests of `scripts/bench --base REV` without building a second revision: the report
 (bench_pair.py) on fixture runs written here, in Google Benchmark's JSON and the
-callgrind totals the script records, and the script's refusal of bad usage.
+callgrind totals the script records, the issue 13 targets judged from the figures
+(bench_targets.py, which the single-revision report uses too), and the script's refusal of
+bad usage.
 
 Usage: bench_pair_test.py
 Ends with "bench: N passed, M failed"; exit 1 if any failed.
@@ -20,6 +22,7 @@ LIB = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(LIB, "..", ".."))
 sys.path.insert(0, LIB)
 import bench_pair  # noqa: E402
+from bench_targets import target_lines  # noqa: E402
 from report_index import index_page  # noqa: E402
 from test_run import run_and_exit  # noqa: E402
 
@@ -146,6 +149,17 @@ class ReportTest(ResultsFolder):
         self.assertEqual((data["base"]["sha"], data["head"]["sha"]), (BASE_SHA, HEAD_SHA))
         self.assertEqual(data["rounds"], 2)
 
+    def test_the_report_judges_the_targets_from_the_heads_figures(self):
+        run, _, _ = self.report()
+        with open(os.path.join(self.reports, "bench.md"), encoding="utf-8") as handle:
+            page = handle.read()
+        # Head: 1,240 at 16 tracks (77.5 a track), 90 at one, active 2,150 as the base.
+        wanted = ["- Gated idle poll at 16 tracks, at most 30 instructions per track: 77.5 (missed).",
+                  "- Gated idle poll at one track, at most 60 instructions: 90.0 (missed).",
+                  "- Gated active round no slower than the base revision's: 16 tracks 2,150.0 against 2,150.0 (met)."]
+        self.assertIn("\n".join(["Targets (issue 13), head's figures:", "", *wanted]), page)
+        self.assertIn(wanted[2], run.stdout)
+
     def test_a_case_the_base_lacks_is_absent_not_a_crash(self):
         run, _, cases = self.report(base_idle=False)
         wakes = cases[(f"{WAKES}/workers=16", "CPU per delivered wake")]
@@ -227,6 +241,46 @@ class ReportTest(ResultsFolder):
         self.assertIn("-0.3636", line)
         # All three repetitions of a revision went into the U test.
         self.assertIn("Repetitions: 3 vs 3", markdown)
+
+
+class TargetTest(unittest.TestCase):
+    """Issue 13's targets, judged from the figures (bench_targets.py)."""
+
+    @staticmethod
+    def figures(idle_16, idle_1, active=None):
+        per_poll = {("idle", 16, "on"): idle_16, ("idle", 1, "on"): idle_1, ("idle", 16, "off"): 40000.0}
+        for tracks, cost in (active or {}).items():
+            per_poll[("active", tracks, "on")] = cost
+            per_poll[("active", tracks, "off")] = cost * 2
+        return per_poll
+
+    def test_each_idle_bound_is_met_up_to_its_figure_and_missed_past_it(self):
+        lines = target_lines(self.figures(480.0, 60.0))
+        self.assertIn("at most 30 instructions per track: 30.0 (met)", lines[0])
+        self.assertIn("at most 60 instructions: 60.0 (met)", lines[1])
+        lines = target_lines(self.figures(481.6, 60.1))
+        self.assertIn("at most 30 instructions per track: 30.1 (missed)", lines[0])
+        self.assertIn("at most 60 instructions: 60.1 (missed)", lines[1])
+
+    def test_the_active_path_is_judged_against_a_base_only(self):
+        head = self.figures(400.0, 50.0, {1: 2119.6, 16: 35709.7})
+        alone = target_lines(head)
+        self.assertEqual(len(alone), 3)
+        self.assertIn("not judged by a run of one revision", alone[2])
+        self.assertNotIn("(met)", alone[2])
+        same = target_lines(head, self.figures(900.0, 90.0, {1: 2119.6, 16: 35709.7}))
+        self.assertEqual(same[2], "- Gated active round no slower than the base revision's: 1 track 2,119.6 "
+                                  "against 2,119.6; 16 tracks 35,709.7 against 35,709.7 (met).")
+        # One track count slower is enough to miss it; gates off do not count.
+        slower = target_lines(head, self.figures(900.0, 90.0, {1: 2119.5, 16: 36062.8}))
+        self.assertTrue(slower[2].endswith("(missed)."), slower[2])
+        self.assertIn("1 track 2,119.6 against 2,119.5", slower[2])
+        self.assertIn("not measured in both", target_lines(head, {})[2])
+
+    def test_a_figure_not_measured_is_said_so(self):
+        lines = target_lines({("active", 1, "on"): 10.0})
+        self.assertIn("not measured", lines[0])
+        self.assertIn("not measured", lines[1])
 
 
 class UsageTest(unittest.TestCase):

@@ -1074,6 +1074,10 @@ def core_command(commands, outdir):
     raise UsageError(f"compile_commands.json has no schemata source in {outdir}")
 
 
+# Programs a build runs the compiler through, named before it in a compile command.
+LAUNCHERS = ("ccache", "sccache", "distcc")
+
+
 def command_words(entry):
     return shlex.split(entry["command"]) if "command" in entry else list(entry["arguments"])
 
@@ -1082,11 +1086,13 @@ def syntax_check_command(entry, unit, folder, outdir):
     """entry's compiler and flags compiling `unit` for syntax only, headers from `folder`
     first and never from outdir (which may hold the previous copy)."""
     words = command_words(entry)
-    if os.path.basename(words[0]) in ("ccache", "sccache"):
-        words = words[1:]  # a compiler launcher: its options are not the compiler's
-    argv = [words[0], "-I" + folder]
+    # The compiler, after the launcher Meson puts before it when it finds one (ccache).
+    compiler = 1
+    while compiler < len(words) and os.path.basename(words[compiler - 1]) in LAUNCHERS:
+        compiler += 1
+    argv = words[:compiler] + ["-I" + folder]
     skip = False
-    for word in words[1:]:
+    for word in words[compiler:]:
         if skip:
             skip = False
             continue

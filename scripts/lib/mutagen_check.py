@@ -108,12 +108,24 @@ def check(folder):
     return problems, len(points)
 
 
+def launcher_problems():
+    """A build whose compile commands go through ccache (Meson's default when it is
+    installed) checks the copy with ccache and the compiler, never ccache alone."""
+    entry = {"directory": ROOT, "file": "../core/schemata_a.cpp",
+             "command": "ccache c++ -Icore -std=c++20 -MD -MQ a.o -MF a.o.d -o a.o -c ../core/schemata_a.cpp"}
+    argv, _ = mutagen.syntax_check_command(entry, "unit.cpp", "/copy", "/out")
+    wanted = ["ccache", "c++", "-I/copy", "-Icore", "-std=c++20", "-fdiagnostics-color=never", "-fsyntax-only",
+              "unit.cpp"]
+    return [] if argv == wanted else [f"the compile check through a launcher runs {argv}, not {wanted}"]
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="mutagen-check-") as folder:
         try:
             problems, count = check(folder)
         except mutagen.UsageError as error:
             problems, count = [str(error)], 0
+    problems += launcher_problems()
     for problem in problems:
         print(f"mutagen check: {problem}", file=sys.stderr)
     if problems:

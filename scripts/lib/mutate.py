@@ -17,10 +17,12 @@ CompileError) are switched on one at a time: first the unit tests, then the swee
 by suite, stopping at the first kill. Every step has a time budget (a few times its run
 without a mutant); a mutant that runs over it is a Timeout, which counts as killed.
 
-Mutants run in parallel (-j, default the number of cores). GTEST_TOTAL_SHARDS /
-GTEST_SHARD_INDEX (or TEST_TOTAL_SHARDS / TEST_SHARD_INDEX) run only this shard's share
-and write REPORT_DIR/mutation-shard-INDEX-of-TOTAL.json; --merge joins such files into
-the reports. --changed REV keeps the mutants on lines changed since REV (git diff -U0).
+Mutants run in parallel (-j, default the number of cores). A shard named in the
+environment, read as moqsim sweep reads it (shard_env.py: GTEST_TOTAL_SHARDS /
+GTEST_SHARD_INDEX, TEST_TOTAL_SHARDS / TEST_SHARD_INDEX, Kubernetes' JOB_COMPLETION_INDEX
+with MOQSIM_SHARD_COUNT, Slurm's SLURM_ARRAY_TASK_*), runs only this shard's share and
+writes REPORT_DIR/mutation-shard-INDEX-of-TOTAL.json; --merge joins such files into the
+reports. --changed REV keeps the mutants on lines changed since REV (git diff -U0).
 --operator NAME keeps the generated mutants of that operator (repeatable). The
 order_weaken mutants run only when --operator or --site names them: a weakened memory
 order changes nothing these single-process runs can see (docs/TESTING.md).
@@ -49,6 +51,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reports import write_reports  # noqa: E402
+from shard_env import VARIABLES as SHARD_VARIABLES, ShardError, shard_from_environment  # noqa: E402
 from site_location import site_location  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -57,8 +60,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SUITES = ["waiter", "gate", "group", "track", "resume", "fanout"]
 DETECTED = ("Killed", "Timeout")
 # The child processes run whole: this run's own shard and mutant settings stay here.
-PRIVATE_VARIABLES = ("MOQ_MUTANT", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS",
-                     "TEST_SHARD_INDEX", "GTEST_SHARD_STATUS_FILE", "TEST_SHARD_STATUS_FILE")
+PRIVATE_VARIABLES = ("MOQ_MUTANT", *SHARD_VARIABLES, "GTEST_SHARD_STATUS_FILE", "TEST_SHARD_STATUS_FILE")
 TIMEOUT_FLOOR = 5.0  # seconds: a busy machine's scheduling noise is no hang
 RESULTS_FORMAT = "moqsim-mutate"
 # Generated operators whose mutants the unit tests and sweeps cannot kill (a weakened
@@ -173,23 +175,6 @@ def changed_lines(revision):
 def touches(mutant, changed):
     lines = changed.get(mutant["file"], set())
     return any(line in lines for line in range(mutant["line"], mutant["end_line"] + 1))
-
-
-def shard_from_environment():
-    for total_name, index_name in (("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX"),
-                                   ("TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX")):
-        total = os.environ.get(total_name)
-        if total is None:
-            continue
-        if not total.isdigit() or int(total) < 1:
-            raise UsageError(f"{total_name} must be a number of at least 1")
-        index = os.environ.get(index_name)
-        if index is None:
-            raise UsageError(f"{total_name} is set but {index_name} is not")
-        if not index.isdigit() or int(index) >= int(total):
-            raise UsageError(f"{index_name} must be a number below {total_name} ({total})")
-        return int(index), int(total)
-    return 0, 1
 
 
 def acknowledge_shard():
@@ -657,7 +642,10 @@ def run(args, program, moqsim, report_dir):
     for path in (program, moqsim):
         if not os.access(path, os.X_OK):
             raise UsageError(f"no program at {path}")
-    shard_index, shard_total = shard_from_environment()
+    try:
+        shard_index, shard_total = shard_from_environment(os.environ)
+    except ShardError as error:
+        raise UsageError(str(error)) from None
     equivalents = read_equivalents(args.equivalents)
     mutants = []
     if args.only != "generated":
