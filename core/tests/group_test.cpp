@@ -450,21 +450,22 @@ TEST_CASE_FIXTURE(OneGroup, "the_task_that_polled_last_is_woken_by_every_read") 
     REQUIRE_FALSE(producer.finish());
     CHECK(other_task.wakes() >= 1);
     CHECK(consumer.poll_finished(other).value().item() == 1);
+}
 
-    TEST_CASE("a_group_shared_state_carries_its_sequence") {
-        GroupProducer producer{7};
-        const GroupConsumer consumer = producer.consume();
-        CHECK(consumer.cell().read([](const moq::model::GroupState& state) { return state.sequence; }) == 7);
-    }
+TEST_CASE("a_group_shared_state_carries_its_sequence") {
+    GroupProducer producer{7};
+    const GroupConsumer consumer = producer.consume();
+    CHECK(consumer.cell().read([](const moq::model::GroupState& state) { return state.sequence; }) == 7);
+}
 
-    TEST_CASE("a_group_producer_assigned_from_another_takes_its_sequence_and_its_group") {
-        WakeCounter task;
-        const Waiter waiter{task.waker()};
-        GroupProducer producer{1};
-        GroupProducer other{2};
-        GroupConsumer consumer = other.consume();
-        producer = std::move(other);
-        CHECK(producer.sequence() == 2);
-        CHECK_FALSE(producer.write_frame("moved"));  // accepted: the group is the assigned one's now
-        CHECK(frame_of(consumer.poll_read_frame(waiter)) == "moved");
-    }
+TEST_CASE("a_group_producer_assigned_from_another_takes_its_sequence_and_its_group") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer producer{1};
+    GroupProducer other{2};
+    GroupConsumer consumer = other.consume();
+    producer = std::move(other);
+    CHECK(producer.sequence() == 2);
+    CHECK_FALSE(producer.write_frame("moved"));  // accepted: the group is the assigned one's now
+    CHECK(frame_of(consumer.poll_read_frame(waiter)) == "moved");
+}

@@ -183,16 +183,21 @@ TEST_CASE("a_moved_from_list_tracks_nothing") {
     CHECK(counter.wakes() == 1);
 }
 
-// A registration that runs out of memory growing the list leaves the waiter out, and
-// records nothing: the next registration lands, instead of trusting a record of a
-// presence that never happened (and losing the wake).
-TEST_CASE("k4_a_registration_that_runs_out_of_memory_lands_on_the_next_try") {
+// A list whose inline slots are all taken (the next registration spills), and a task's
+// waiter that is in none of them.
+struct FullInlineSlots {
     WakeCounter counter;
     WaiterList list;
     const std::vector<Waiter> inline_ones = fill_inline_slots(list, counter);
-    REQUIRE_FALSE(list.spilled());
     WakeCounter task;
     const Waiter waiter{task.waker()};
+};
+
+// A registration that runs out of memory growing the list leaves the waiter out, and
+// records nothing: the next registration lands, instead of trusting a record of a
+// presence that never happened (and losing the wake).
+TEST_CASE_FIXTURE(FullInlineSlots, "k4_a_registration_that_runs_out_of_memory_lands_on_the_next_try") {
+    REQUIRE_FALSE(list.spilled());
     static_cast<void>(waiter.identity());  // made before allocations fail
     {
         const moq::test::FailingAllocations failing;
@@ -205,13 +210,8 @@ TEST_CASE("k4_a_registration_that_runs_out_of_memory_lands_on_the_next_try") {
 
 // The same with the waiter already in another list: the failed registration forgets the
 // record of its own list only, so both lists still wake it.
-TEST_CASE("k4_a_failed_registration_forgets_only_the_record_of_its_own_list") {
-    WakeCounter counter;
-    WaiterList list;
-    const std::vector<Waiter> inline_ones = fill_inline_slots(list, counter);
+TEST_CASE_FIXTURE(FullInlineSlots, "k4_a_failed_registration_forgets_only_the_record_of_its_own_list") {
     REQUIRE_FALSE(list.spilled());
-    WakeCounter task;
-    const Waiter waiter{task.waker()};
     WaiterList other;
     waiter.register_on(other);  // the first record: of the other list
     {
@@ -224,9 +224,13 @@ TEST_CASE("k4_a_failed_registration_forgets_only_the_record_of_its_own_list") {
     check_wakes_once(other, waiter, task);
 }
 
-TEST_CASE("a_list_moved_onto_itself_keeps_its_entries") {
+// One task and its waiter, for the tests of moving a list.
+struct OneTask {
     WakeCounter task;
     const Waiter waiter{task.waker()};
+};
+
+TEST_CASE_FIXTURE(OneTask, "a_list_moved_onto_itself_keeps_its_entries") {
     WaiterList list;
     waiter.register_on(list);
     WaiterList& same = list;
@@ -237,9 +241,7 @@ TEST_CASE("a_list_moved_onto_itself_keeps_its_entries") {
 // A list moved into another takes the source's id and epoch with its entries: a waiter
 // the target held before has a record of the target's old id, which must not claim it
 // is still in there.
-TEST_CASE("a_list_assigned_from_another_lets_a_waiter_it_held_before_register_again") {
-    WakeCounter task;
-    const Waiter waiter{task.waker()};
+TEST_CASE_FIXTURE(OneTask, "a_list_assigned_from_another_lets_a_waiter_it_held_before_register_again") {
     WaiterList target;
     waiter.register_on(target);
     WaiterList source;
@@ -251,9 +253,7 @@ TEST_CASE("a_list_assigned_from_another_lets_a_waiter_it_held_before_register_ag
 
 // And a waiter the source held is known in the target by the source's epoch: registering
 // again adds it once.
-TEST_CASE("a_list_assigned_from_another_knows_the_waiters_it_took_over") {
-    WakeCounter task;
-    const Waiter waiter{task.waker()};
+TEST_CASE_FIXTURE(OneTask, "a_list_assigned_from_another_knows_the_waiters_it_took_over") {
     WaiterList source;
     waiter.register_on(source);
     WakeCounter other_task;
