@@ -121,8 +121,19 @@ bool ResumeReader::may_land(const Copy& copy, Walk walk, std::optional<std::uint
     });
 }
 
+// Whether a replaced copy has nothing more for this walk (R8). An error settles it, and
+// so does an arrival walk's clean end: its cursor went past everything the copy had. A
+// sequence walk's cursor also skips what it may not hand out (past `until`), so its
+// clean end says nothing of a lower group still landing below a finished copy's end
+// (R11): may_land decides that.
+bool ResumeReader::exhausted_for(const Copy& copy, Walk walk) {
+    const std::optional<std::optional<Error>>& done = copy.done[index(walk)];
+    return done && (*done || walk == Walk::arrival);
+}
+
 bool ResumeReader::retained(const Copy& copy, Walk walk, kio::Instant now) const {
-    return copy.replaced && !copy.done[index(walk)] && now < copy.grace_deadline && may_land(copy, walk, std::nullopt);
+    return copy.replaced && !exhausted_for(copy, walk) && now < copy.grace_deadline &&
+           may_land(copy, walk, std::nullopt);
 }
 
 void ResumeReader::let_go(Walk walk, kio::Instant now) {
@@ -248,7 +259,7 @@ bool ResumeReader::offer_best(Walk walk, const Scan& scan, kio::Instant now) {
     // Handing this out moves the floor past anything lower: wait while a replaced copy
     // within its grace may still land one of those.
     const bool waiting = std::any_of(copies_.begin(), copies_.end(), [&](const Copy& copy) {
-        return now < copy.grace_deadline && !copy.done[index(walk)] && may_land(copy, walk, scan.best->sequence);
+        return now < copy.grace_deadline && !exhausted_for(copy, walk) && may_land(copy, walk, scan.best->sequence);
     });
     if (waiting) return false;
     peeked_.emplace(Peeked{walk, scan.best_copy->generation, *scan.best, false});
@@ -283,7 +294,7 @@ void ResumeReader::arm_grace(Walk walk, kio::Instant now, const kio::Waiter& wai
     // its let-go (and any clean end or group it was holding back) is never late.
     std::optional<kio::Instant> earliest;
     for (const Copy& copy : copies_) {
-        if (!copy.replaced || copy.done[index(walk)] || now >= copy.grace_deadline) continue;
+        if (!copy.replaced || exhausted_for(copy, walk) || now >= copy.grace_deadline) continue;
         if (!may_land(copy, walk, std::nullopt)) continue;
         if (!earliest || copy.grace_deadline < *earliest) earliest = copy.grace_deadline;
     }

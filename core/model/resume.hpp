@@ -141,6 +141,7 @@ private:
     // A replaced copy supplies nothing past its until (nothing at all without one), not
     // even a group to hold past the range's end.
     [[nodiscard]] static bool within_until(const Copy& copy, std::uint64_t sequence);
+    [[nodiscard]] static bool exhausted_for(const Copy& copy, Walk walk);
     [[nodiscard]] bool deliverable(const Copy& copy, std::uint64_t sequence, Walk walk) const;
     // An arrival walk handed it out, or forgot it and everything below it (R5).
     [[nodiscard]] bool handed_out(std::uint64_t sequence) const {
