@@ -1,5 +1,7 @@
 #include "oracle/group_model.hpp"
 
+#include <algorithm>
+
 namespace moq::oracle {
 
 namespace {
@@ -114,6 +116,12 @@ bool GroupRouteModel::some_replica_failed() const {
     return false;
 }
 
+std::size_t GroupRouteModel::most_started() const {
+    std::size_t most = 0;
+    for (const GroupModel& copy : copies_) most = std::max(most, copy.next_index());
+    return most;
+}
+
 // ---- one reader ----
 
 void GroupReaderModel::poll_began() {
@@ -216,8 +224,8 @@ std::optional<std::string> GroupReaderModel::frame_opened(std::size_t reported) 
     if (stopped_) return "G4: " + what + " after the reader ended";
     if (open_frame_) return "G4: " + what + " while frame " + std::to_string(*open_frame_) + " was still read";
     if (capped()) return "G8: " + what + " past the cap " + std::to_string(*end_);
-    if (index_ >= group_->next_index())
-        return "G4: " + what + ", but the group has " + std::to_string(group_->next_index()) + " frames" +
+    if (index_ >= openable())
+        return "G4: " + what + ", but the group has " + std::to_string(openable()) + " frames" +
                (group_->aborted() ? " (aborted)" : "");
     if (reported != index_) return "G4: " + what + " as index " + std::to_string(reported);
     open_frame_ = index_++;
@@ -270,9 +278,6 @@ std::optional<std::string> GroupReaderModel::finished_count(std::size_t count) {
     const auto fin = group_->fin();
     if (!fin) return "G6: " + what + ", but the group is not finished";
     if (count != *fin) return "G6: " + what + ", but the group finished with " + std::to_string(*fin);
-    if (const auto aborted = group_->aborted(); aborted && index_ < *fin)
-        return "G6: " + what + ", but the group was aborted with " + error_text(*aborted) +
-               " before the cursor drained it";
     return std::nullopt;
 }
 
@@ -285,9 +290,9 @@ std::optional<std::string> GroupReaderModel::finished_error(model::Error error) 
     const auto aborted = group_->aborted();
     if (!aborted) return "G6: " + what + ", but the group was not aborted";
     if (error != *aborted) return "G6: " + what + ", but the group was aborted with " + error_text(*aborted);
-    if (const auto fin = group_->fin(); fin && index_ >= *fin)
-        return "G6: " + what + ", but the cursor had drained the group finished with " + std::to_string(*fin) +
-               " frames";
+    if (const auto fin = group_->fin())
+        return "G6: " + what + ", but the group finished with " + std::to_string(*fin) +
+               " frames before it was aborted: the count stands";
     return std::nullopt;
 }
 
@@ -322,8 +327,10 @@ std::optional<std::string> GroupReaderModel::answerable_on(const GroupModel& gro
     const auto aborted = group.aborted();
     if (waiting != Waiting::finished && capped()) return cursor() + ", its cap " + std::to_string(*end_);
     // A reader following the route waits out a failed copy for a replacement (G11),
-    // unless the copy ended with a verdict or the cursor drained it before it failed.
-    if (following && aborted && *aborted != model::Error::cancel && !(fin && index_ >= *fin)) return std::nullopt;
+    // unless the copy ended with a verdict or finished before it failed: then the cursor
+    // that drained it ends, and poll_finished has its count (G6).
+    const bool counted = fin && (waiting == Waiting::finished || index_ >= *fin);
+    if (following && aborted && *aborted != model::Error::cancel && !counted) return std::nullopt;
     const std::string copy = following ? " of the copy the route serves" : "";
     if (waiting == Waiting::finished) {
         // The count does not depend on the cursor's cap: only on the end of the group.

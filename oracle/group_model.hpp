@@ -101,6 +101,8 @@ public:
     [[nodiscard]] bool some_copy_aborted_with(model::Error error) const;
     // Whether a copy other than the first failed on its own.
     [[nodiscard]] bool some_replica_failed() const;
+    // The most frames started, whole or arriving, on any copy not aborted.
+    [[nodiscard]] std::size_t most_started() const;
 
 private:
     std::deque<GroupModel> copies_;  // a deque: readers keep references across serve()
@@ -197,6 +199,9 @@ private:
     [[nodiscard]] std::optional<std::string> answerable_on(const GroupModel& group, Waiting waiting,
                                                            bool following) const;
     [[nodiscard]] std::optional<std::string> chunk_answerable() const;
+    // Frames poll_next_frame may hand out: those started on the reader's copy or, for a
+    // follower, on any copy of its route, which it may have moved to within the poll (G11).
+    [[nodiscard]] std::size_t openable() const { return route_ ? route_->most_started() : group_->next_index(); }
     [[nodiscard]] std::string at() const { return "at " + cursor(); }
     [[nodiscard]] std::string cursor() const { return "frame " + std::to_string(index_); }
 

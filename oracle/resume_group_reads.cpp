@@ -39,8 +39,8 @@ std::optional<std::string> ResumeModel::group_frame(std::uint64_t sequence, cons
     const int copy = frame.empty() ? -1 : frame[0] - 'A';
     if (copy < 0 || copy >= copy_count || frame != payload(copy, sequence))
         return "R6: " + what + " read the frame '" + frame + "', which names another group";
-    if (!has(copy, sequence, now_at()))
-        return "R6: " + what + " read a frame of copy " + letter(copy) + ", which never had it";
+    if (!written(copy, sequence, now_at()))
+        return "R6: " + what + " read a frame of copy " + letter(copy) + ", which never wrote it";
     if (!may_continue_from(read, copy))
         return "R14: " + what + " continued from copy " + letter(copy) +
                ", which neither supplied it nor was served by the route since its take";
@@ -75,9 +75,9 @@ std::optional<std::string> ResumeModel::group_ended(std::uint64_t sequence, std:
         if (read.frames == 1) return std::nullopt;
         return "R6: " + what + " ended cleanly without its frame";
     }
-    // Every group the driver lands is finished with its frame: a read fails only when a
-    // copy it reads aborts the group, and then gives that abort, the route's end, or what
-    // the serving copy answers for it (R14).
+    // A copy writes each group's frame and end in one step (a group landed open stalls
+    // until then): a read fails only when a copy it reads aborts the group, and then gives
+    // that abort, the route's end, or what the serving copy answers for it (R14).
     bool allowed = false;
     switch (*error) {
         case model::Error::cancel: allowed = any_aborted; break;
@@ -97,22 +97,35 @@ std::optional<std::string> ResumeModel::group_read_parked(std::uint64_t sequence
     const std::string what = "R14: missed wake: group " + std::to_string(sequence) + "'s read is parked";
     const GroupRead& read = group_reads_.at(sequence);
     const std::size_t at = now_at();
-    bool failed = false;
-    for (int copy = 0; copy < copy_count; ++copy)
-        failed = failed || (may_continue_from(read, copy) && aborted(copy, sequence, at));
-    // Every land writes its frame and finishes: a read that never failed can finish.
-    if (!failed) return what + " while its copy holds its frame and end";
+    // A copy writes a group's frame and its end in one step: after the frame, the end.
+    if (read.frames > 0) return what + " after its frame, in a group finished with it";
+    // Stalled or failed, a read looks past its copy once the route ended: an error ends it.
     if (end_ && *end_) return what + " after the route ended with an error";
+    // Stalled or failed, it continues from the serving copy's group once the route moved,
+    // and reads the serving copy's own group directly: either way, that group decides.
     const std::optional<int> serving = generations_.back().copy;
-    // With no copy served, a route that ended leaves no route to continue from (R13);
-    // one that goes on may serve one yet.
-    if (!serving) return end_ ? std::optional(what + " after the route ended with no copy to serve it") : std::nullopt;
-    if (has(*serving, sequence, at)) return what + " while serving copy " + letter(*serving) + " has it";
-    if (killed(*serving, at)) return what + " while serving copy " + letter(*serving) + " failed";
-    const auto& final_sequence = tracks_[*serving].final_sequence;
-    if (finished(*serving, at) && final_sequence && *final_sequence <= sequence)
-        return what + " while serving copy " + letter(*serving) + " finished before it";
-    return std::nullopt;
+    if (serving && has(*serving, sequence, at)) {
+        if (aborted(*serving, sequence, at)) return what + " while serving copy " + letter(*serving) + " aborted it";
+        if (written(*serving, sequence, at))
+            return what + " while serving copy " + letter(*serving) + " holds its frame";
+        return std::nullopt;  // waiting for that frame
+    }
+    // No copy serves it: the read stays on the copy it is on, one it may read that has
+    // the group; it may wait there unless every such copy would have ended it.
+    const bool serving_refuses =
+        serving && (killed(*serving, at) || (finished(*serving, at) && tracks_[*serving].final_sequence &&
+                                             *tracks_[*serving].final_sequence <= sequence));
+    for (int copy = 0; copy < copy_count; ++copy) {
+        if (!may_continue_from(read, copy) || !has(copy, sequence, at)) continue;
+        // Failed there, it waits for the serving copy to land the group, unless that copy
+        // refuses it (its answer), or for a route to come, unless the route ended
+        // (unroutable); stalled there, for its frame.
+        const bool may_still_come = serving ? !serving_refuses : !end_;
+        if (aborted(copy, sequence, at) ? may_still_come : !written(copy, sequence, at)) return std::nullopt;
+    }
+    if (!serving)
+        return what + (end_ ? " after the route ended with no copy to serve it" : " on a copy holding its frame");
+    return what + " while serving copy " + letter(*serving) + " refuses it and no copy it reads waits for it";
 }
 
 }  // namespace moq::oracle

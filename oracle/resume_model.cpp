@@ -34,6 +34,21 @@ std::string ResumeModel::payload(int copy, std::uint64_t sequence) {
 bool ResumeModel::land(int copy, std::uint64_t sequence, kio::Instant now) {
     last_event_ = now;
     Track& track = tracks_[copy];
+    if (track.killed_at) return false;
+    if (track.landed.contains(sequence)) {
+        // A group landed open gets its frame now; one that has it is refused.
+        if (track.written.contains(sequence)) return false;
+        track.written[sequence] = next_operation();
+        return true;
+    }
+    if (!open(copy, sequence, now)) return false;
+    track.written[sequence] = operations_;
+    return true;
+}
+
+bool ResumeModel::open(int copy, std::uint64_t sequence, kio::Instant now) {
+    last_event_ = now;
+    Track& track = tracks_[copy];
     if (track.killed_at || track.landed.contains(sequence)) return false;
     if (track.final_sequence && sequence >= *track.final_sequence) return false;
     track.landed[sequence] = next_operation();
@@ -97,6 +112,11 @@ void ResumeModel::skipped(std::uint64_t floor) {
 bool ResumeModel::has(int copy, std::uint64_t sequence, std::size_t at) const {
     auto found = tracks_[copy].landed.find(sequence);
     return found != tracks_[copy].landed.end() && found->second <= at;
+}
+
+bool ResumeModel::written(int copy, std::uint64_t sequence, std::size_t at) const {
+    auto found = tracks_[copy].written.find(sequence);
+    return found != tracks_[copy].written.end() && found->second <= at;
 }
 
 bool ResumeModel::aborted(int copy, std::uint64_t sequence, std::size_t at) const {
@@ -267,10 +287,10 @@ bool ResumeModel::replaced_done(const HeldCopy& copy, std::size_t at) const {
     return true;
 }
 
-bool ResumeModel::retained(const Belief& belief, std::size_t at, kio::Instant now, std::optional<std::uint64_t> below,
+bool ResumeModel::retained(const Belief& belief, Looked looked, kio::Instant now, std::optional<std::uint64_t> below,
                            Until which) const {
     return std::any_of(belief.copies.begin(), belief.copies.end(),
-                       [&](const HeldCopy& copy) { return copy_retained(copy, at, now, below, which); });
+                       [&](const HeldCopy& copy) { return copy_retained(copy, looked, now, below, which); });
 }
 
 bool ResumeModel::range_exhausted() const {
@@ -316,7 +336,7 @@ std::vector<std::optional<model::Error>> ResumeModel::ends(const Belief& belief,
     if (range_exhausted()) allowed.emplace_back(std::nullopt);  // R10
     if (!owed(belief, at).empty()) return allowed;
     // R8: a replaced copy holds the end back if it is retained whatever its `until`.
-    if (retained(belief, retained_at, now, std::nullopt, Until::every)) return allowed;
+    if (retained(belief, Looked{at, retained_at}, now, std::nullopt, Until::every)) return allowed;
     if (route.end && *route.end) allowed.emplace_back(**route.end);  // R13
     const bool concluded = route.end.has_value();
     std::optional<model::Error> error;
@@ -346,7 +366,7 @@ std::size_t ResumeModel::next_operation() {
     return ++operations_;
 }
 
-bool ResumeModel::copy_retained(const HeldCopy& copy, std::size_t at, kio::Instant now,
+bool ResumeModel::copy_retained(const HeldCopy& copy, Looked looked, kio::Instant now,
                                 std::optional<std::uint64_t> below, Until which) const {
     if (!copy.replaced || now >= copy.grace_deadline) return false;
     // The sequences looked at move with `until`, so a higher `until` may miss nothing
@@ -354,7 +374,7 @@ bool ResumeModel::copy_retained(const HeldCopy& copy, std::size_t at, kio::Insta
     const auto retained_with = [&](std::optional<std::uint64_t> until) {
         HeldCopy fixed = copy;
         fixed.until_low = fixed.until_high = until;
-        return may_land(fixed, at, below) && !replaced_done(fixed, at);
+        return may_land(fixed, looked.judged, below) && !replaced_done(fixed, looked.scanned);
     };
     std::vector<std::optional<std::uint64_t>> values;
     if (!copy.until_low) values.emplace_back(std::nullopt);  // the copy had nothing then
@@ -367,15 +387,18 @@ bool ResumeModel::copy_retained(const HeldCopy& copy, std::size_t at, kio::Insta
 
 std::vector<ResumeModel::Belief> ResumeModel::let_go(const Belief& belief, kio::Instant now) const {
     // R8: a walk that hands nothing out lets go of every replaced copy it found no longer
-    // retained, at whatever point of the window it looked.
+    // retained, at whatever points of the window it looked: the copy's end at its scan,
+    // what it may still land at the let-go, no earlier.
     std::vector<Belief> out{Belief{belief.generation, {}}};
     for (const HeldCopy& copy : belief.copies) {
         bool may_keep = !copy.replaced, may_drop = false;
-        for (std::size_t at = window_from_; copy.replaced && at <= now_at(); ++at) {
-            may_keep = may_keep || copy_retained(copy, at, now, std::nullopt, Until::some);
-            const Dropped dropped(*this, true);
-            may_drop = may_drop || !copy_retained(copy, at, now, std::nullopt, Until::every);
-        }
+        for (std::size_t scanned = window_from_; copy.replaced && scanned <= now_at(); ++scanned)
+            for (std::size_t judged = scanned; judged <= now_at(); ++judged) {
+                const Looked looked{scanned, judged};
+                may_keep = may_keep || copy_retained(copy, looked, now, std::nullopt, Until::some);
+                const Dropped dropped(*this, true);
+                may_drop = may_drop || !copy_retained(copy, looked, now, std::nullopt, Until::every);
+            }
         const std::size_t count = out.size();
         for (std::size_t index = 0; index < count; ++index) {
             if (may_keep && may_drop && out.size() < belief_limit) {
@@ -442,8 +465,10 @@ std::vector<ResumeModel::Belief> ResumeModel::suppliers(const Belief& belief, in
         if (held.replaced) out.back().copies[index].until_low = max_of(held.until_low, sequence);
     }
     // R12: a group held past the range's end is handed out once the range covers it,
-    // whatever became of its copy since.
-    if (out.empty() && maybe_held_.contains({copy, sequence}) && in_range(sequence) && fresh(sequence) &&
+    // whatever became of its copy since. Held from another copy of the same track, it
+    // says nothing of the `until` of a replaced copy that could also have supplied it:
+    // that reading stays beside the narrowed ones.
+    if (maybe_held_.contains({copy, sequence}) && in_range(sequence) && fresh(sequence) &&
         !aborted(copy, sequence, window_from_))
         out.push_back(belief);
     if (out.empty() && !reason) reason = refused;
@@ -527,13 +552,19 @@ std::vector<int> ResumeModel::supplier_copies(std::uint64_t sequence, const std:
             reason = "R6: " + what + " read the frame '" + frame + "', which names another group";
             return copies;
         }
+        if (!written(named, sequence, now_at())) {
+            reason = "R6: " + what + " read the frame of copy " + copy_name(named) + " before that copy wrote it";
+            return copies;
+        }
         copies.push_back(named);
     }
-    // So may a group taken while its copy was still landing it: its read stalled before
-    // the frame was written.
-    for (int copy = 0; copy < copy_count; ++copy)
-        if (copy != named && (aborted(copy, sequence, now_at()) || landing == copy)) copies.push_back(copy);
-    if (copies.empty()) reason = "R6: " + what + " read no frame, and no copy aborted it";
+    // So may a group taken while its copy was still landing it, or had landed it open:
+    // its read stalled before the frame was written (R2, R6).
+    for (int copy = 0; copy < copy_count; ++copy) {
+        const bool open = has(copy, sequence, now_at()) && !written(copy, sequence, window_from_);
+        if (copy != named && (aborted(copy, sequence, now_at()) || landing == copy || open)) copies.push_back(copy);
+    }
+    if (copies.empty()) reason = "R6: " + what + " read no frame, and no copy aborted it or held it open";
     return copies;
 }
 
@@ -546,11 +577,12 @@ std::optional<std::string> ResumeModel::answered_end(std::optional<model::Error>
             const Belief adopted = route.generation == belief.generation
                                        ? belief
                                        : adopt_at(belief, route.generation, read_at, now_at(), now);
-            // The walk reads each copy, and later judges retention, at points of its own.
+            // The walk reads each copy, and later judges retention (what a replaced copy
+            // may still land), at points of its own.
             bool allowed_here = false;
             // Under either reading of the held bound (R12).
             for (std::size_t at = read_at; at <= now_at() && !allowed_here; ++at)
-                for (std::size_t retained_at = read_at; retained_at <= now_at() && !allowed_here; ++retained_at)
+                for (std::size_t retained_at = at; retained_at <= now_at() && !allowed_here; ++retained_at)
                     for (const bool dropped : {false, true}) {
                         const Dropped reading(*this, dropped);
                         const auto allowed = ends(adopted, route, at, retained_at, now);
@@ -592,7 +624,7 @@ std::optional<std::string> ResumeModel::quiescent_reading(kio::Instant now, bool
         const std::vector<std::uint64_t> missing = owed(current, now_at());
         if (!missing.empty()) {
             // R9: a sequence walk may wait while a replaced copy may land a lower group.
-            if (walk_ == model::Walk::sequence && retained(current, now_at(), now, missing.front()))
+            if (walk_ == model::Walk::sequence && retained(current, Looked{now_at(), now_at()}, now, missing.front()))
                 return std::nullopt;
             if (!reason)
                 reason = "R7: missed wake: the reader is parked while serving copy " +
@@ -600,7 +632,7 @@ std::optional<std::string> ResumeModel::quiescent_reading(kio::Instant now, bool
                          " for it";
             continue;
         }
-        if (retained(current, now_at(), now, std::nullopt)) return std::nullopt;
+        if (retained(current, Looked{now_at(), now_at()}, now, std::nullopt)) return std::nullopt;
         if (may_hold()) return std::nullopt;  // R12
         const auto allowed = ends(current, route, now_at(), now_at(), now);
         if (allowed.empty()) return std::nullopt;

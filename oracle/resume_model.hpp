@@ -40,7 +40,10 @@ public:
     // The driver's operations, each told right before the real one (a wake inside it may
     // run the reader at once). `land` and `finish` answer whether a track must accept the
     // write.
+    // `land` writes the group's one frame and finishes it: a new group, or one that
+    // `open` landed before its frame (R2).
     bool land(int copy, std::uint64_t sequence, kio::Instant now);
+    bool open(int copy, std::uint64_t sequence, kio::Instant now);
     bool finish(int copy, kio::Instant now);
     void kill(int copy, kio::Instant now);
     // One landed group of a copy aborted (R17); answers whether the copy had it.
@@ -86,7 +89,8 @@ public:
 private:
     // A copy of the track as the driver made it; `at` values are operation indexes.
     struct Track {
-        std::map<std::uint64_t, std::size_t> landed;  // sequence -> the operation that landed it
+        std::map<std::uint64_t, std::size_t> landed;   // sequence -> the operation that landed it
+        std::map<std::uint64_t, std::size_t> written;  // sequence -> the operation that wrote its frame
         std::optional<std::size_t> finished_at;
         std::optional<std::uint64_t> final_sequence;
         std::optional<std::size_t> killed_at;
@@ -123,6 +127,8 @@ private:
     [[nodiscard]] std::size_t now_at() const { return operations_; }
     std::size_t next_operation();
     [[nodiscard]] bool has(int copy, std::uint64_t sequence, std::size_t at) const;
+    // The copy's group has its frame (a group that landed open does not, yet).
+    [[nodiscard]] bool written(int copy, std::uint64_t sequence, std::size_t at) const;
     [[nodiscard]] bool finished(int copy, std::size_t at) const;
     // R17: the copy's group was aborted by operation `at`.
     [[nodiscard]] bool aborted(int copy, std::uint64_t sequence, std::size_t at) const;
@@ -170,11 +176,17 @@ private:
     [[nodiscard]] bool may_land(const HeldCopy& copy, std::size_t at, std::optional<std::uint64_t> below) const;
     // R8: a replaced copy whose track finished, once its cursor went past all it had, or failed.
     [[nodiscard]] bool replaced_done(const HeldCopy& copy, std::size_t at) const;
+    // When a walk read a replaced copy for R8: its end at the copy's scan, what it may
+    // still land at the let-go that follows (the same operation or a later one).
+    struct Looked {
+        std::size_t scanned = 0;
+        std::size_t judged = 0;
+    };
     // R8: retained for some, or every, `until` the adopting poll allows.
-    [[nodiscard]] bool copy_retained(const HeldCopy& copy, std::size_t at, kio::Instant now,
+    [[nodiscard]] bool copy_retained(const HeldCopy& copy, Looked looked, kio::Instant now,
                                      std::optional<std::uint64_t> below, Until which) const;
     [[nodiscard]] std::vector<Belief> let_go(const Belief& belief, kio::Instant now) const;
-    [[nodiscard]] bool retained(const Belief& belief, std::size_t at, kio::Instant now,
+    [[nodiscard]] bool retained(const Belief& belief, Looked looked, kio::Instant now,
                                 std::optional<std::uint64_t> below, Until which = Until::some) const;
     [[nodiscard]] bool range_exhausted() const;
     // R12: groups an arrival walk may hold past the range's end, and whether one still counts.
@@ -200,7 +212,7 @@ private:
         bool previous_;
     };
     // R10-R13: the ends a walk may answer with the route read as `route` and copies at `at`.
-    // The copies read at `at`, retention judged at `retained_at`.
+    // The copies read at `at`, what a replaced copy may still land judged at `retained_at`.
     [[nodiscard]] std::vector<std::optional<model::Error>> ends(const Belief& belief, const RouteView& route,
                                                                 std::size_t at, std::size_t retained_at,
                                                                 kio::Instant now) const;
@@ -222,7 +234,8 @@ private:
     // Whether `copy` may hand frames to the read of `read`: a supplier, or a copy the
     // route served at or after its take (its recover follows the route).
     [[nodiscard]] bool may_continue_from(const GroupRead& read, int copy) const;
-    // Why a group read parked now has missed a wake, if it has (R14).
+    // Why a group read parked now has missed a wake, if it has (R14): stalled on a group
+    // landed open, or failed, it may wait only where its recover would.
     [[nodiscard]] std::optional<std::string> group_read_parked(std::uint64_t sequence) const;
 
     model::Walk walk_;

@@ -1,10 +1,13 @@
 // The resume suite: a driver applies a generated list of operations to three copies, a
 // route and the preferences, while a reader task peeks and takes groups; the resume model
 // judges every take, every end, the state at quiescence, and the reader's walks. Each
-// case draws the reader's delivered window and grace, and tells the model both.
+// case draws the reader's delivered window and grace, and tells the model both. Some
+// groups land open, their frame still to come, so a handed-out group's read stalls on a
+// copy that may never write it, and must look past it when the route moves (R14).
 #include <array>
 #include <chrono>
 #include <map>
+#include <set>
 #include <sstream>
 #include <variant>
 
@@ -43,16 +46,17 @@ enum class Op : std::uint8_t {
     poke,
     drop,
     read_on,
-    drop_taken
+    drop_taken,
+    open
 };
-constexpr std::array<const char*, 15> op_names{"land",      "finish",    "kill",  "serve",   "park",
-                                               "end_clean", "end_error", "range", "update",  "advance",
-                                               "skip",      "poke",      "drop",  "read_on", "drop_taken"};
+constexpr std::array<const char*, 16> op_names{"land",      "finish",  "kill",       "serve",   "park", "end_clean",
+                                               "end_error", "range",   "update",     "advance", "skip", "poke",
+                                               "drop",      "read_on", "drop_taken", "open"};
 
 struct Step {
     Op op = Op::land;
     std::uint8_t copy = 0;      // 0..2: A, B, C
-    std::uint8_t sequence = 0;  // land, drop: the group; range: the start; skip: the floor;
+    std::uint8_t sequence = 0;  // land, open, drop: the group; range: the start; skip: the floor;
                                 // drop_taken: which of the groups taken and not yet read
     std::uint8_t extra = 0;     // range: the end (0: none); advance: tenths of a second
 };
@@ -97,8 +101,10 @@ struct World {
     model::Walk walk;
     Knobs knobs;
     std::array<model::TrackProducer, oracle::ResumeModel::copy_count> copies;
-    // The producers of the landed groups, kept so that one can be aborted (drop).
+    // The producers of the landed groups, kept so that one can be aborted (drop), and
+    // one landed open can be given its frame (land).
     std::array<std::map<std::uint64_t, model::GroupProducer>, oracle::ResumeModel::copy_count> groups;
+    std::array<std::set<std::uint64_t>, oracle::ResumeModel::copy_count> open;  // landed open, no frame yet
     model::Route route;
     kio::Producer<model::Preferences> preferences;
     oracle::ResumeModel oracle;
@@ -129,23 +135,55 @@ struct World {
 
 std::string copy_letter(int copy) { return std::string(1, static_cast<char>('A' + copy)); }
 
-// land: a group with one frame naming its copy and sequence, finished.
+void judge_landing(World& world, const Step& step, bool accept, bool accepted) {
+    if (accept != accepted)
+        world.fail("R2: copy " + copy_letter(step.copy) + (accepted ? " accepted" : " refused") + " group " +
+                   std::to_string(step.sequence) + " against the model");
+}
+
+// The group's one frame, naming its copy and sequence, and its end, in one step.
+void write_whole(model::GroupProducer& group, int copy, std::uint64_t sequence) {
+    group.write_frame(oracle::ResumeModel::payload(copy, sequence));
+    group.finish();
+}
+
+// open: a group lands before its frame, as a group does whose data is still on its way;
+// the copy's next land of that sequence writes it. A copy that failed writes nothing more.
+void open(World& world, const Step& step, kio::Instant now) {
+    const bool accept = world.oracle.open(step.copy, step.sequence, now);
+    auto created = world.copies[step.copy].create_group(step.sequence);
+    const bool accepted = std::holds_alternative<model::GroupProducer>(created);
+    if (accepted) {
+        world.groups[step.copy].insert_or_assign(step.sequence, std::move(std::get<model::GroupProducer>(created)));
+        world.open[step.copy].insert(step.sequence);
+    }
+    judge_landing(world, step, accept, accepted);
+}
+
+// land: a group with one frame naming its copy and sequence, finished; or the frame of
+// one that landed open.
 void land(World& world, const Step& step, kio::Instant now) {
     const int copy = step.copy;
     const bool accept = world.oracle.land(copy, step.sequence, now);
     world.landing = World::Landing{copy, step.sequence};
-    auto created = world.copies[copy].create_group(step.sequence);
-    const bool accepted = std::holds_alternative<model::GroupProducer>(created);
-    if (accepted) {
-        auto& group = std::get<model::GroupProducer>(created);
-        group.write_frame(oracle::ResumeModel::payload(copy, step.sequence));
-        group.finish();
-        world.groups[copy].insert_or_assign(step.sequence, std::move(group));
+    bool accepted = false;
+    if (world.open[copy].contains(step.sequence)) {
+        accepted = !world.copies[copy].consume().aborted();
+        if (accepted) {
+            write_whole(world.groups[copy].at(step.sequence), copy, step.sequence);
+            world.open[copy].erase(step.sequence);
+        }
+    } else {
+        auto created = world.copies[copy].create_group(step.sequence);
+        accepted = std::holds_alternative<model::GroupProducer>(created);
+        if (accepted) {
+            auto& group = std::get<model::GroupProducer>(created);
+            write_whole(group, copy, step.sequence);
+            world.groups[copy].insert_or_assign(step.sequence, std::move(group));
+        }
     }
     world.landing.reset();
-    if (accept != accepted)
-        world.fail("R2: copy " + copy_letter(copy) + (accepted ? " accepted" : " refused") + " group " +
-                   std::to_string(step.sequence) + " against the model");
+    judge_landing(world, step, accept, accepted);
 }
 
 // drop: aborts one landed group of a copy, as an eviction or expiry does upstream.
@@ -184,6 +222,9 @@ struct Always {
 };
 struct Land : Always {
     static void run(World& world, const Step& step, sim::Task& task) { land(world, step, task.clock().now()); }
+};
+struct Open : Always {
+    static void run(World& world, const Step& step, sim::Task& task) { open(world, step, task.clock().now()); }
 };
 struct Finish : Always {
     static void run(World& world, const Step& step, sim::Task& task) { finish(world, step, task.clock().now()); }
@@ -270,17 +311,17 @@ template <class... Commands>
 constexpr std::array<CommandEntry, sizeof...(Commands)> command_table{
     CommandEntry{&Commands::applies, &Commands::run}...};
 constexpr auto commands = command_table<Land, Finish, Kill, Serve, Park, EndClean, EndError, SetRange, Update, Advance,
-                                        Skip, Poke, Drop, ReadOn, DropTaken>;
+                                        Skip, Poke, Drop, ReadOn, DropTaken, Open>;
 static_assert(commands.size() == op_names.size());
 
 // How a case's description writes a step: land(A,2), range(3..5), advance(400ms).
 std::string describe_step(const Step& step) {
     std::string text = op_names[static_cast<std::size_t>(step.op)];
-    if (step.op == Op::land || step.op == Op::finish || step.op == Op::kill || step.op == Op::serve ||
-        step.op == Op::drop || step.op == Op::drop_taken)
-        text += "(" + copy_letter(step.copy) +
-                (step.op == Op::land || step.op == Op::drop ? "," + std::to_string(step.sequence) : std::string()) +
-                ")";
+    const bool names_group = step.op == Op::land || step.op == Op::open || step.op == Op::drop;
+    if (names_group || step.op == Op::finish || step.op == Op::kill || step.op == Op::serve ||
+        step.op == Op::drop_taken)
+        text +=
+            "(" + copy_letter(step.copy) + (names_group ? "," + std::to_string(step.sequence) : std::string()) + ")";
     if (step.op == Op::set_range)
         text += "(" + std::to_string(step.sequence) + ".." +
                 (step.extra ? std::to_string(step.sequence + step.extra) : std::string()) + ")";
@@ -498,6 +539,7 @@ struct Traits {
     static rc::Gen<ResumeCase> generator(Mix mix) {
         return swarmed<Op>(
             {{30, Op::land},
+             {6, Op::open},
              {10, Op::serve},
              {5, Op::finish},
              {3, Op::kill},

@@ -422,10 +422,9 @@ kio::Poll<Next<std::size_t>> GroupConsumer::poll_finished(const kio::Waiter& wai
     return resumed<std::size_t>(waiter, [&](const kio::Waiter& through) -> kio::Poll<Next<std::size_t>> {
         const kio::Waiter& registered = registering(MOQ_SITE("group.finished.register", register_input), through);
         auto answer = cell_.poll(registered, [&](const GroupState& state) -> std::optional<Next<std::size_t>> {
-            if (state.fin) {
-                if (state.abort && index_ < *state.fin) return Next<std::size_t>(*state.abort);
-                return Next<std::size_t>(*state.fin);
-            }
+            // The count is fixed at finish: an abort that releases the frames later does
+            // not take back how many there were (G6), wherever this cursor stands.
+            if (state.fin) return Next<std::size_t>(*state.fin);
             if (state.abort) return Next<std::size_t>(*state.abort);
             return std::nullopt;
         });

@@ -117,7 +117,8 @@ public:
     // Ungated reads.
     // The next frame as a chunked reader, even while it is still arriving.
     kio::Poll<Next<FrameReader>> poll_next_frame(const kio::Waiter& waiter);
-    // The frame count at the clean end (this cursor's index), or the error.
+    // The frame count once the group finished (kept through a later abort), the cursor's
+    // index after an expiry end, or the error.
     kio::Poll<Next<std::size_t>> poll_finished(const kio::Waiter& waiter);
 
     // Builders and mutators: each is a disarm point.

@@ -427,7 +427,10 @@ std::optional<kio::Duration> ResumeRecover::poll_budget(const kio::Waiter& waite
 }
 
 bool ResumeRecover::wants(std::optional<Error> failed, const kio::Waiter& waiter) {
-    const auto [generation, ended] = route_.read_and_watch(waiter, [](const RouteState& state) {
+    // Registered whatever the answer: a stalled read that stays on its copy must hear the
+    // route move, or it waits for good on a copy that will never write (R14).
+    const kio::Waiter& registered = registering(MOQ_SITE("resume.recover.route.register", register_input), waiter);
+    const auto [generation, ended] = route_.read_and_watch(registered, [](const RouteState& state) {
         return std::pair<std::uint64_t, bool>(state.generation, state.end.has_value());
     });
     if (failed && !is_verdict(*failed)) return true;

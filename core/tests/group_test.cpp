@@ -313,6 +313,24 @@ TEST_CASE_FIXTURE(OneGroup, "finished_reports_the_frame_count_or_the_error") {
     CHECK(producer.frame_count() == 2);
 }
 
+// Rust parity (finished_survives_a_later_abort): the count is fixed at finish, so an
+// abort that releases the frames later does not turn it into an error, for a reader that
+// read nothing as for one that drained the group (G6). The reads of frames still get the
+// abort where frames were lost (G5).
+TEST_CASE_FIXTURE(OneGroup, "g6_the_frame_count_survives_a_later_abort") {
+    GroupConsumer drained = producer.consume();
+    REQUIRE_FALSE(producer.write_frame("a"));
+    REQUIRE_FALSE(producer.write_frame("b"));
+    REQUIRE_FALSE(producer.finish());
+    CHECK(frame_of(drained.poll_read_frame(waiter)) == "a");
+    CHECK(frame_of(drained.poll_read_frame(waiter)) == "b");
+    producer.abort(Error::old);
+    CHECK(consumer.poll_finished(waiter).value().item() == 2);
+    CHECK(drained.poll_finished(waiter).value().item() == 2);
+    CHECK(consumer.poll_read_frame(waiter).value().error() == Error::old);
+    CHECK(ended(drained.poll_read_frame(waiter)));
+}
+
 // Rust parity (interleave_read_and_next_frame): the whole-frame and the chunked reads
 // move one cursor, so each frame is handed out once, in order, whichever read takes it.
 TEST_CASE_FIXTURE(OneGroup, "read_frame_and_next_frame_move_one_cursor") {
@@ -358,6 +376,7 @@ TEST_CASE("a_cursor_past_the_frames_of_an_aborted_group_gets_the_abort") {
     CHECK(drained.poll_finished(waiter).value().item() == 3);
     short_of_it.skip_to(2);  // one frame short: it lost frame 2
     CHECK(short_of_it.poll_read_frame(waiter).value().error() == Error::cancel);
+    CHECK(short_of_it.poll_finished(waiter).value().item() == 3);  // the count stands (G6)
 }
 
 // An empty frame is a frame, not an end: whole, and as a chunked frame of size 0.

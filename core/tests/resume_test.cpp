@@ -280,6 +280,27 @@ TEST_CASE_FIXTURE(Front, "a_stalled_group_outlives_a_clean_route_end") {
     CHECK(handed->poll_read_frame(waiter).value().is_end());
 }
 
+// R14: a handed-out group whose copy landed it and never wrote its frame stalls; read by
+// another task than the reader's, it is woken once when the route moves to a copy that
+// has the group, and continues from there (resume.recover.route.register).
+TEST_CASE_FIXTURE(Front, "r14_a_stalled_group_read_by_another_task_hears_the_route_move") {
+    WakeCounter follower_task;
+    const Waiter follower{follower_task.waker()};
+    auto created = a.create_group(0);  // landed, its frame still to come
+    REQUIRE(std::holds_alternative<moq::model::GroupProducer>(created));
+    route.serve_from(a.consume());
+    REQUIRE(reader.poll_peek_group(waiter, Walk::arrival).is_ready());
+    auto handed = reader.take();
+    REQUIRE(handed.has_value());
+    CHECK(handed->poll_read_frame(follower).is_pending());
+    land(b, 0);
+    CHECK(follower_task.wakes() == 0);  // B is not served yet
+    route.serve_from(b.consume());
+    CHECK(follower_task.wakes() == 1);
+    CHECK(*handed->poll_read_frame(follower).value().item() == "group 0");
+    CHECK(handed->poll_read_frame(follower).value().is_end());
+}
+
 TEST_CASE_FIXTURE(Front, "raising_the_range_end_offers_the_groups_held_past_it") {
     hold_one_past_the_end();
     reader.set_range(0, 5);

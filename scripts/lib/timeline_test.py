@@ -29,7 +29,8 @@ from test_run import run_and_exit  # noqa: E402
 
 # The resume suite with the reader's registration on the route switched off: it misses a
 # wake (docs/TESTING.md, "The timeline").
-CASE = ["--suite", "resume", "--seed", "1", "--case", "7", "--mutant", "resume.route.register"]
+CASE = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "corpus",
+                     "resume_a_route_served_after_the_walk_read_it.json"), "--mutant", "resume.route.register"]
 MOQSIM = None  # from the command line
 
 # What the page drew, measured by the browser: each lane's, the failure mark's and each

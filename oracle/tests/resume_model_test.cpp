@@ -1,0 +1,122 @@
+// The resume model's judgements, on histories told by hand as the resume suite tells
+// them: each driver operation, then `operation_done`; each poll begun, then its answer.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "oracle/resume_model.hpp"
+
+using moq::kio::Instant;
+using moq::model::Error;
+using moq::model::Walk;
+using moq::oracle::ResumeModel;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int A = 0;
+constexpr int B = 1;
+
+// A history at one instant: time plays no part in these judgements.
+struct History {
+    ResumeModel model;
+    Instant now{};
+
+    explicit History(std::uint64_t delivered_window = 1024) : model(Walk::arrival, 2s, delivered_window) {}
+
+    void land(int copy, std::uint64_t sequence) {
+        REQUIRE(model.land(copy, sequence, now));
+        model.operation_done();
+    }
+    void serve(int copy) {
+        model.serve(copy, now);
+        model.operation_done();
+    }
+    void finish(int copy) {
+        REQUIRE(model.finish(copy, now));
+        model.operation_done();
+    }
+    // A poll that hands out `sequence`, read as its copy's one frame.
+    std::optional<std::string> take(int copy, std::uint64_t sequence) {
+        model.poll_begun();
+        return model.answered_group(sequence, {ResumeModel::payload(copy, sequence)}, now);
+    }
+};
+
+}  // namespace
+
+// R8: the walk reads a replaced copy's end when it scans it and what it may still land
+// when it judges retention, later. Scanned before the copy finished and judged after a
+// group below the range landed (so 1 is the first missing), the copy is retained, and
+// the group it lands next is handed out from it. At no single point of the walk is it
+// both unfinished and missing a group.
+TEST_CASE("r8_retention_reads_a_copys_end_before_its_missing_groups") {
+    History history;
+    history.serve(B);
+    history.land(B, 2);
+    REQUIRE_FALSE(history.take(B, 2));
+    history.serve(A);
+    history.model.range_set(1, std::nullopt);
+    // One walk, Pending: it follows the route to A, scans B, then B finishes and lands 0.
+    history.model.poll_begun();
+    history.finish(B);
+    history.land(B, 0);
+    history.model.answered_pending(history.now);
+    history.land(B, 1);
+    CHECK_FALSE(history.take(B, 1));
+}
+
+// R12: a group held past the range's end from one copy of a track comes out of the held
+// groups once the end is raised; that says nothing of the `until` of an older replaced
+// copy of the same track, so an end that copy's lower `until` allows stays allowed.
+TEST_CASE("r12_a_held_group_leaves_a_replaced_copys_until_open") {
+    History history{2};
+    history.serve(B);  // B as adopted first (B1)
+    history.land(B, 2);
+    REQUIRE_FALSE(history.take(B, 2));
+    history.land(B, 0);
+    REQUIRE_FALSE(history.take(B, 0));
+    // A walk that may read the route before or after B lands 4: B1's until is 2 or 4.
+    history.model.poll_begun();
+    history.serve(A);
+    history.land(B, 4);
+    history.model.answered_pending(history.now);
+    // B again (B3), with the range ending at 3: its group 4 is held past the end.
+    history.model.range_set(1, 3);
+    history.model.poll_begun();
+    history.serve(B);
+    history.model.answered_pending(history.now);
+    // A again: B3 is let go (nothing below the end is missing there), B1 kept while 1 may land.
+    history.model.poll_begun();
+    history.serve(A);
+    history.model.answered_pending(history.now);
+    history.model.end(Error::unroutable, history.now);
+    history.model.operation_done();
+    history.model.range_set(2, std::nullopt);
+    REQUIRE_FALSE(history.take(B, 4));  // the held group
+    history.model.poll_begun();
+    CHECK_FALSE(history.model.answered_end(Error::unroutable, history.now));
+}
+
+// R14: a handed-out group landed open stalls; once the route serves a copy that holds
+// its frame, a read still parked has missed the route's wake.
+TEST_CASE("r14_a_stalled_read_parked_while_the_serving_copy_holds_its_frame_missed_a_wake") {
+    History history;
+    history.serve(A);
+    REQUIRE(history.model.open(A, 0, history.now));
+    history.model.operation_done();
+    history.model.poll_begun();
+    REQUIRE_FALSE(history.model.answered_group(0, {}, history.now));
+    history.model.group_read_begins(0);
+    CHECK_FALSE(history.model.quiescent(history.now));  // waiting for A's frame
+    history.land(B, 0);
+    CHECK_FALSE(history.model.quiescent(history.now));  // B is not served
+    history.serve(B);
+    const auto missed = history.model.quiescent(history.now);
+    REQUIRE(missed);
+    CHECK(missed->rfind("R14: missed wake", 0) == 0);
+    CHECK_FALSE(history.model.group_frame(0, ResumeModel::payload(B, 0)));
+    CHECK_FALSE(history.model.group_ended(0, std::nullopt));
+}
