@@ -370,19 +370,24 @@ bool ResumeModel::copy_retained(const HeldCopy& copy, Looked looked, kio::Instan
                                 std::optional<std::uint64_t> below, Until which) const {
     if (!copy.replaced || now >= copy.grace_deadline) return false;
     // The sequences looked at move with `until`, so a higher `until` may miss nothing
-    // where a lower one misses a group: each value the adopting poll allows is tried.
-    const auto retained_with = [&](std::optional<std::uint64_t> until) {
-        HeldCopy fixed = copy;
-        fixed.until_low = fixed.until_high = until;
-        return may_land(fixed, looked.judged, below) && !replaced_done(fixed, looked.scanned);
-    };
+    // where a lower one misses a group: each value the adopting poll allows is tried, with
+    // each point at which the walk may have scanned the copy.
     std::vector<std::optional<std::uint64_t>> values;
     if (!copy.until_low) values.emplace_back(std::nullopt);  // the copy had nothing then
     if (copy.until_high)
         for (std::uint64_t until = copy.until_low.value_or(0); until <= *copy.until_high; ++until)
             values.emplace_back(until);
-    if (which == Until::some) return std::any_of(values.begin(), values.end(), retained_with);
-    return std::all_of(values.begin(), values.end(), retained_with);
+    for (const std::optional<std::uint64_t>& until : values) {
+        HeldCopy fixed = copy;
+        fixed.until_low = fixed.until_high = until;
+        const bool missing = may_land(fixed, looked.judged, below);
+        for (std::size_t scanned = looked.scanned_from; scanned <= looked.judged; ++scanned) {
+            const bool retained = missing && !replaced_done(fixed, scanned);
+            if (retained && which == Until::some) return true;
+            if (!retained && which == Until::every) return false;
+        }
+    }
+    return which == Until::every;
 }
 
 std::vector<ResumeModel::Belief> ResumeModel::let_go(const Belief& belief, kio::Instant now) const {
@@ -392,13 +397,12 @@ std::vector<ResumeModel::Belief> ResumeModel::let_go(const Belief& belief, kio::
     std::vector<Belief> out{Belief{belief.generation, {}}};
     for (const HeldCopy& copy : belief.copies) {
         bool may_keep = !copy.replaced, may_drop = false;
-        for (std::size_t scanned = window_from_; copy.replaced && scanned <= now_at(); ++scanned)
-            for (std::size_t judged = scanned; judged <= now_at(); ++judged) {
-                const Looked looked{scanned, judged};
-                may_keep = may_keep || copy_retained(copy, looked, now, std::nullopt, Until::some);
-                const Dropped dropped(*this, true);
-                may_drop = may_drop || !copy_retained(copy, looked, now, std::nullopt, Until::every);
-            }
+        for (std::size_t judged = window_from_; copy.replaced && judged <= now_at(); ++judged) {
+            const Looked looked{window_from_, judged};
+            may_keep = may_keep || copy_retained(copy, looked, now, std::nullopt, Until::some);
+            const Dropped dropped(*this, true);
+            may_drop = may_drop || !copy_retained(copy, looked, now, std::nullopt, Until::every);
+        }
         const std::size_t count = out.size();
         for (std::size_t index = 0; index < count; ++index) {
             if (may_keep && may_drop && out.size() < belief_limit) {

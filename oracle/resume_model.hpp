@@ -176,13 +176,14 @@ private:
     [[nodiscard]] bool may_land(const HeldCopy& copy, std::size_t at, std::optional<std::uint64_t> below) const;
     // R8: a replaced copy whose track finished, once its cursor went past all it had, or failed.
     [[nodiscard]] bool replaced_done(const HeldCopy& copy, std::size_t at) const;
-    // When a walk read a replaced copy for R8: its end at the copy's scan, what it may
-    // still land at the let-go that follows (the same operation or a later one).
+    // When a walk read a replaced copy for R8: its end at the copy's scan, at some
+    // operation from `scanned_from` on (each copy is scanned at a point of its own, after
+    // the serving copy), and what it may still land at the let-go after every scan.
     struct Looked {
-        std::size_t scanned = 0;
+        std::size_t scanned_from = 0;
         std::size_t judged = 0;
     };
-    // R8: retained for some, or every, `until` the adopting poll allows.
+    // R8: retained for some, or every, `until` the adopting poll allows and scan point.
     [[nodiscard]] bool copy_retained(const HeldCopy& copy, Looked looked, kio::Instant now,
                                      std::optional<std::uint64_t> below, Until which) const;
     [[nodiscard]] std::vector<Belief> let_go(const Belief& belief, kio::Instant now) const;

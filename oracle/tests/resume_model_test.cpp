@@ -18,6 +18,7 @@ namespace {
 
 constexpr int A = 0;
 constexpr int B = 1;
+constexpr int C = 2;
 
 // A history at one instant: time plays no part in these judgements.
 struct History {
@@ -66,6 +67,26 @@ TEST_CASE("r8_retention_reads_a_copys_end_before_its_missing_groups") {
     history.model.answered_pending(history.now);
     history.land(B, 1);
     CHECK_FALSE(history.take(B, 1));
+}
+
+// R8, R13: a walk scans the serving copy first and each replaced copy after it, each at a
+// point of its own. Here C (serving) was scanned before it landed 3 and A (replaced)
+// after it finished, so neither holds the end back and the route's error ends the read.
+TEST_CASE("r8_each_replaced_copy_is_scanned_at_a_point_of_its_own") {
+    History history;
+    history.serve(A);
+    history.land(A, 0);
+    REQUIRE_FALSE(history.take(A, 0));
+    history.land(A, 2);
+    history.model.poll_begun();
+    history.model.end(Error::unroutable, history.now);
+    history.model.operation_done();
+    history.serve(C);
+    REQUIRE_FALSE(history.model.answered_group(2, {ResumeModel::payload(A, 2)}, history.now));
+    history.model.poll_begun();
+    history.land(C, 3);
+    history.finish(A);
+    CHECK_FALSE(history.model.answered_end(Error::unroutable, history.now));
 }
 
 // R12: a group held past the range's end from one copy of a track comes out of the held
