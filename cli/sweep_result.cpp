@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cli/args.hpp"
+#include "cli/buckets.hpp"
 #include "cli/json_input.hpp"
 #include "cli/shard.hpp"
 #include "cli/timed_sweep.hpp"
@@ -187,6 +188,7 @@ std::string sweep_result_problem(const nlohmann::json& result) {
         if (!names.insert(suite["suite"].get<std::string>()).second)
             return "suites[" + std::to_string(i) + "]: suite " + suite["suite"].dump() + " twice";
     }
+    if (auto problem = buckets_problem(result); !problem.empty()) return problem;
     if (result.contains("timed")) return timed_problem(result);
     return {};
 }

@@ -10,6 +10,7 @@
 //                "failures": [...]}]}
 //
 // A timed sweep's result adds "timed" (cli/timed_sweep.hpp), and its "seeds" are those it ran.
+// "buckets" (cli/buckets.hpp) sorts the failures; a result written before it has none.
 #pragma once
 
 #include <cstdint>

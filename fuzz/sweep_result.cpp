@@ -4,7 +4,8 @@
 // result or to shards of different sweeps. A finding: any other exception, a crash, a
 // sanitizer report, a hang; a result that reads but, written back as moqsim writes it,
 // does not read back equal; a merge whose counts do not add up to its shards', or whose
-// written file does not read back equal.
+// written file does not read back equal; merged buckets whose counts are not their
+// shards' sum for their id, or that no longer read as a sweep's buckets.
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/args.hpp"
+#include "cli/buckets.hpp"
 #include "cli/sweep_merge.hpp"
 #include "cli/sweep_result.hpp"
 #include "fuzz/support.hpp"
@@ -40,7 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::vector<std::string> pieces = moq::fuzz::split(moq::fuzz::as_text(data, size), "\n---\n");
     moq::cli::SweepMerge merging;
     bool merging_all = true;
-    std::map<std::string, std::uint64_t> runs;  // each suite's runs over the shards merged
+    std::map<std::string, std::uint64_t> runs;    // each suite's runs over the shards merged
+    std::map<std::string, std::uint64_t> counts;  // each bucket's failures over the shards merged
     for (std::size_t i = 0; i < pieces.size(); ++i) {
         const std::string label = "result " + std::to_string(i);
         nlohmann::json result;
@@ -62,6 +65,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         for (const nlohmann::json& suite : result["suites"])
             runs[suite["suite"].get<std::string>()] += suite["run"].get<std::uint64_t>();
+        for (const nlohmann::json& bucket : result.value("buckets", nlohmann::json::array()))
+            counts[bucket["id"].get<std::string>()] += bucket["count"].get<std::uint64_t>();
     }
     if (!merging_all) return 0;
     nlohmann::json merged;
@@ -81,6 +86,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 "merged passed and failed do not add up to run");
         require(run <= seeds * suite["cases"].get<std::uint64_t>(), "a merge ran more cases than the sweep has");
     }
+    require(merged["buckets"].size() == counts.size(), "the merge lists another number of buckets");
+    for (const nlohmann::json& bucket : merged["buckets"])
+        require(bucket["count"] == counts[bucket["id"].get<std::string>()],
+                "a bucket's merged count is not its shards' sum");
+    if (const std::string problem = moq::cli::buckets_problem(merged); !problem.empty())
+        moq::fuzz::finding("merged buckets do not read as a sweep's: " + problem);
     require(all_finite(merged), "a merged result holds a number JSON cannot write");
     require(nlohmann::json::parse(merged.dump(1) + "\n") == merged, "the merged result reads back as another");
     return 0;
