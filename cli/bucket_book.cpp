@@ -1,5 +1,8 @@
 #include "cli/bucket_book.hpp"
 
+#include <algorithm>
+#include <utility>
+
 #include "cli/buckets.hpp"
 #include "cli/corpus_file.hpp"
 #include "cli/shrink.hpp"
@@ -30,19 +33,59 @@ Sorted known_bucket(const std::string& id) {
 
 }  // namespace
 
-std::string BucketBook::alias(const properties::Suite& suite, const FailureKind& kind, std::string_view what) {
-    return std::string(suite.name()) + '\x1f' + kind.rule + '\x1f' + kind.check + '\x1f' + std::string(what);
+std::string BucketBook::alias(std::string_view suite, const FailureKind& kind, std::string_view what) {
+    return std::string(suite) + '\x1f' + kind.rule + '\x1f' + kind.check + '\x1f' + std::string(what);
+}
+
+void BucketBook::adopt(const nlohmann::json& known) {
+    for (const nlohmann::json& earlier : known) {
+        const std::string id = earlier["id"].get<std::string>();
+        if (by_id_.contains(id)) continue;
+        const std::string suite = earlier["suite"].get<std::string>();
+        const FailureKind kind{earlier["rule"].get<std::string>(), earlier["check"].get<std::string>()};
+        const std::size_t index = buckets_.size();
+        buckets_.push_back(earlier);
+        buckets_.back()["count"] = 0;
+        by_id_.emplace(id, index);
+        if (kind.check == nondeterministic_check) continue;  // found by its id alone
+        by_alias_.emplace(alias(suite, kind, joined(earlier["signature"].get<std::vector<std::string>>())), index);
+        by_alias_.emplace(alias(suite, kind, message_shape(earlier["first"]["message"].get<std::string>())), index);
+        by_alias_.emplace(
+            alias(suite, kind, message_shape(earlier["smallest"]["saved"].value("message", std::string()))), index);
+    }
+}
+
+nlohmann::json BucketBook::buckets() const {
+    nlohmann::json counted = nlohmann::json::array();
+    for (const nlohmann::json& bucket : buckets_)
+        if (bucket["count"].get<std::uint64_t>() != 0) counted.push_back(bucket);
+    return counted;
+}
+
+void BucketBook::count(std::size_t index) {
+    nlohmann::json& bucket = buckets_[index];
+    if (bucket["count"] == 0) ++counted_;
+    bucket["count"] = bucket["count"].get<std::uint64_t>() + 1;
+    // Sorted, each once: as a merge unites them.
+    for (const auto& [field, name] : {std::pair{"strategies", std::string(sim::strategy_name(settings_.strategy))},
+                                      std::pair{"mixes", std::string(properties::mix_name(settings_.mix))}}) {
+        auto names = bucket[field].get<std::vector<std::string>>();
+        if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+        names.push_back(name);
+        std::sort(names.begin(), names.end());
+        bucket[field] = names;
+    }
 }
 
 Sorted BucketBook::add_failure(const Failure& failure) {
     const FailureKind kind = failure_kind(failure.message);
-    const std::string by_kinds = alias(failure.suite, kind, joined(failure.suite.operation_kinds(failure.value)));
-    const std::string by_shape = alias(failure.suite, kind, message_shape(failure.message));
+    const std::string_view suite = failure.suite.name();
+    const std::string by_kinds = alias(suite, kind, joined(failure.suite.operation_kinds(failure.value)));
+    const std::string by_shape = alias(suite, kind, message_shape(failure.message));
     for (const std::string& known : {by_kinds, by_shape}) {
         if (const auto found = by_alias_.find(known); found != by_alias_.end()) {
-            nlohmann::json& bucket = buckets_[found->second];
-            bucket["count"] = bucket["count"].get<std::uint64_t>() + 1;
-            return known_bucket(bucket["id"].get<std::string>());
+            count(found->second);
+            return known_bucket(buckets_[found->second]["id"].get<std::string>());
         }
     }
     Shrunk shrunk;
@@ -64,8 +107,8 @@ Sorted BucketBook::add_failure(const Failure& failure) {
     sorted.shrink_steps = shrunk.steps;
     sorted.shrink_complete = shrunk.complete;
     const std::size_t index = by_id_.at(sorted.id);
-    for (const std::string& known : {by_kinds, by_shape, alias(failure.suite, kind, joined(signature)),
-                                     alias(failure.suite, kind, message_shape(shrunk.outcome.message))})
+    for (const std::string& known : {by_kinds, by_shape, alias(suite, kind, joined(signature)),
+                                     alias(suite, kind, message_shape(shrunk.outcome.message))})
         by_alias_.emplace(known, index);
     return sorted;
 }
@@ -81,8 +124,7 @@ Sorted BucketBook::count_into(const FailureKind& kind, const Failure& failure,
                               const properties::CaseOutcome& smallest_outcome, bool complete) {
     const std::string id = bucket_id(kind.rule, kind.check, failure.suite.name(), signature);
     if (const auto found = by_id_.find(id); found != by_id_.end()) {
-        nlohmann::json& bucket = buckets_[found->second];
-        bucket["count"] = bucket["count"].get<std::uint64_t>() + 1;
+        count(found->second);
         return known_bucket(id);
     }
     CorpusOrigin origin;
@@ -107,8 +149,11 @@ Sorted BucketBook::count_into(const FailureKind& kind, const Failure& failure,
           {"steps", smallest_outcome.steps},
           {"complete", complete},
           {"saved", corpus_case_json(failure.suite, smallest, settings_.strategy, origin, smallest_outcome)}}}};
+    // A nondeterministic case is its own bucket: no other joins it by the shape of its message.
+    if (kind.check != nondeterministic_check) bucket["shape"] = message_shape(failure.message);
     by_id_.emplace(id, buckets_.size());
     buckets_.push_back(std::move(bucket));
+    ++counted_;
     Sorted sorted = known_bucket(id);
     sorted.new_bucket = true;
     sorted.smallest = smallest.describe();

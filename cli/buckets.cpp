@@ -94,6 +94,7 @@ std::string bucket_problem(const nlohmann::json& bucket, const std::string& wher
     if (!bucket.is_object()) return where + ": not an object";
     for (const char* field : {"id", "rule", "check", "suite"})
         if (!bucket.contains(field) || !bucket[field].is_string()) return where + "." + field + ": missing or not text";
+    if (bucket.contains("shape") && !bucket["shape"].is_string()) return where + ".shape: not text";
     const std::string rule = bucket["rule"].get<std::string>();
     if (rule != "none" && !is_rule_id(rule)) return where + ".rule: " + bucket["rule"].dump() + " is not a rule id";
     if (!known_check(bucket["check"].get<std::string>()))
@@ -135,6 +136,18 @@ nlohmann::json names_union(const nlohmann::json& mine, const nlohmann::json& the
     for (const nlohmann::json& name : mine) names.insert(name.get<std::string>());
     for (const nlohmann::json& name : theirs) names.insert(name.get<std::string>());
     return names;
+}
+
+std::string bucket_list_problem(const nlohmann::json& buckets, const std::map<std::string, std::uint64_t>& runs) {
+    if (!buckets.is_array()) return "buckets: not a list";
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < buckets.size(); ++i) {
+        const std::string where = "buckets[" + std::to_string(i) + "]";
+        if (auto problem = bucket_problem(buckets[i], where, runs); !problem.empty()) return problem;
+        if (!ids.insert(buckets[i]["id"].get<std::string>()).second)
+            return where + ".id: " + buckets[i]["id"].dump() + " twice";
+    }
+    return {};
 }
 
 }  // namespace
@@ -207,24 +220,32 @@ std::string bucket_id(std::string_view rule, std::string_view check, std::string
 
 std::string buckets_problem(const nlohmann::json& result) {
     if (!result.contains("buckets")) return {};
-    const nlohmann::json& buckets = result["buckets"];
-    if (!buckets.is_array()) return "buckets: not a list";
     std::map<std::string, std::uint64_t> runs;
     for (const nlohmann::json& suite : result["suites"]) runs[suite["suite"].get<std::string>()] = whole(suite, "run");
-    std::set<std::string> ids;
-    for (std::size_t i = 0; i < buckets.size(); ++i) {
-        const std::string where = "buckets[" + std::to_string(i) + "]";
-        if (auto problem = bucket_problem(buckets[i], where, runs); !problem.empty()) return problem;
-        if (!ids.insert(buckets[i]["id"].get<std::string>()).second)
-            return where + ".id: " + buckets[i]["id"].dump() + " twice";
-    }
-    return {};
+    return bucket_list_problem(result["buckets"], runs);
+}
+
+std::string known_buckets_problem(const nlohmann::json& known) {
+    if (!known.is_object() || !known.contains("buckets")) return "no \"buckets\"";
+    std::map<std::string, std::uint64_t> runs;
+    for (const properties::Suite* suite : properties::suites()) runs[std::string(suite->name())] = UINT64_MAX;
+    return bucket_list_problem(known["buckets"], runs);
+}
+
+// Found apart (another shard, another run), one kind of failure if its message reads the same.
+bool same_shape(const nlohmann::json& known, const nlohmann::json& bucket) {
+    return known.contains("shape") && bucket.contains("shape") && known["shape"] == bucket["shape"] &&
+           known["suite"] == bucket["suite"] && known["rule"] == bucket["rule"] && known["check"] == bucket["check"];
 }
 
 void join_buckets(nlohmann::json& into, const nlohmann::json& more) {
     for (const nlohmann::json& bucket : more) {
-        const auto same = std::find_if(into.begin(), into.end(),
-                                       [&](const nlohmann::json& known) { return known["id"] == bucket["id"]; });
+        const auto with_id = [&](const nlohmann::json& known) { return known["id"] == bucket["id"]; };
+        auto same = std::find_if(into.begin(), into.end(), with_id);
+        const bool id_known = same != into.end();
+        if (!id_known)
+            same = std::find_if(into.begin(), into.end(),
+                                [&](const nlohmann::json& known) { return same_shape(known, bucket); });
         if (same == into.end()) {
             into.push_back(bucket);
             continue;
@@ -237,7 +258,9 @@ void join_buckets(nlohmann::json& into, const nlohmann::json& more) {
         const auto size = [](const nlohmann::json& smallest) {
             return std::pair(whole(smallest, "steps"), origin_of(smallest));
         };
-        if (size(bucket["smallest"]) < size(known["smallest"])) known["smallest"] = bucket["smallest"];
+        // The smaller case keys the bucket: its id and signature go with it.
+        if (size(bucket["smallest"]) < size(known["smallest"]))
+            for (const char* field : {"smallest", "id", "signature"}) known[field] = bucket[field];
     }
 }
 

@@ -7,6 +7,7 @@
 //   {"id": "3f0c9a1b27de",                 a hash of rule, check, suite and signature
 //    "rule": "R10", "check": "missed_wake", "suite": "resume",
 //    "signature": ["update", "land", "serve"],
+//    "shape": "R#: missed wake: ...",      its first message's shape (message_shape)
 //    "count": 12,                          failures sorted into it
 //    "strategies": ["pct"], "mixes": ["fixed"],
 //    "first": {"seed": 7, "case": 140, "message": "...", "replay": "moqsim replay ..."},
@@ -55,9 +56,15 @@ std::string bucket_id(std::string_view rule, std::string_view check, std::string
 // are not what a sweep writes, as "buckets[i].field: reason"; empty if they are.
 std::string buckets_problem(const nlohmann::json& result);
 
-// `into` (a list of buckets) with `more` joined: a bucket of an id already there adds its
-// count, its strategies and mixes, keeps the earlier (seed, case) as first and the smaller
-// case (fewer steps, then the earlier) as smallest; any other is added at the end.
+// Why `known` ({"buckets": [...]}, as --known-buckets reads it) holds no buckets of any
+// suite as a sweep writes them; empty if it does.
+std::string known_buckets_problem(const nlohmann::json& known);
+
+// `into` (a list of buckets) with `more` joined. A bucket of an id already there, or of
+// its suite, rule, check and shape (found apart, by another shard or run, whose shrink
+// ended elsewhere), adds its count, its strategies and mixes, keeps the earlier (seed,
+// case) as first and the smaller case (fewer steps, then the earlier) as smallest, whose
+// id and signature the joined bucket takes; any other is added at the end.
 void join_buckets(nlohmann::json& into, const nlohmann::json& more);
 
 // "buckets: N" and two lines a bucket (its id, rule, check, suite, count and smallest

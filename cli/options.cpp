@@ -63,7 +63,7 @@ void check_timed_options(const SweepOptions& options, const Flags& flags) {
 SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, const Environment& variables) {
     const Flags flags(arguments,
                       {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits", "duration",
-                       "resume", "max-failures", "shrink-seconds", "recheck"},
+                       "resume", "max-failures", "shrink-seconds", "recheck", "known-buckets"},
                       {"keep-going", "shrink"});
     refuse_positional(flags, "sweep");
     SweepOptions options;
@@ -96,6 +96,7 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, cons
     if (auto text = flags.value("shrink-seconds"))
         options.shrink_seconds = parse_count(*text, "--shrink-seconds", max_shrink_seconds);
     if (auto text = flags.value("recheck")) options.recheck = parse_count(*text, "--recheck", max_cases);
+    options.known_buckets_path = flags.value("known-buckets");
     if (options.duration_seconds || options.resume_path) check_timed_options(options, flags);
     const std::optional<std::string> cases = flags.value("cases");
     for (const properties::Suite* suite : options.suites) {

@@ -42,6 +42,9 @@ struct SweepOptions {
     std::uint64_t shrink_seconds = default_shrink_seconds;
     // --recheck N: one case in N is run twice and must give the same digest (0: none).
     std::uint64_t recheck = default_recheck;
+    // --known-buckets FILE: buckets found before ({"buckets": [...]}): failures of theirs
+    // count into them, unshrunk (a soak passes its buckets so far to each slice).
+    std::optional<std::string> known_buckets_path;
     // A timed sweep (--duration, or --resume): seed after seed from seeds.first, every
     // suite's cases for each, until this much wall time has passed, the first failure, or
     // seeds.last. Without a seed range it may go on to max_seed_range seeds from 1.

@@ -8,6 +8,7 @@
 #include "cli/args.hpp"
 #include "cli/bucket_book.hpp"
 #include "cli/buckets.hpp"
+#include "cli/json_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
@@ -61,22 +62,40 @@ void write_result(const Program& program, const SweepOptions& options, nlohmann:
     std::fflush(stdout);
 }
 
-BookSettings book_settings(const SweepOptions& options) {
-    return BookSettings{options.strategy, options.mix, options.mutant,
-                        std::chrono::seconds(static_cast<std::int64_t>(options.shrink_seconds))};
+// The sweep's buckets, with those found before adopted: a resumed sweep's file's and
+// --known-buckets'.
+BucketBook new_book(const SweepOptions& options, const nlohmann::json& known) {
+    BucketBook book(BookSettings{options.strategy, options.mix, options.mutant,
+                                 std::chrono::seconds(static_cast<std::int64_t>(options.shrink_seconds))});
+    book.adopt(known);
+    return book;
+}
+
+// The buckets found before this sweep: --known-buckets FILE's and, resumed, its file's.
+nlohmann::json known_buckets(const SweepOptions& options, const std::optional<nlohmann::json>& earlier) {
+    nlohmann::json known = nlohmann::json::array();
+    if (earlier && earlier->contains("buckets")) known = (*earlier)["buckets"];
+    if (const auto& path = options.known_buckets_path) {
+        const nlohmann::json file = parse_json_input(read_input_file(*path), *path);
+        if (const std::string problem = known_buckets_problem(file); !problem.empty())
+            throw UsageError(*path + ": not a list of buckets: " + problem);
+        join_buckets(known, file["buckets"]);
+    }
+    return known;
 }
 
 // Seed after seed, every suite's cases of each, until the time is up (checked between
 // seeds), a case fails (unless --keep-going) or the last seed ran. `earlier`: the result
 // this run continues.
-int timed_sweep(const Program& program, const SweepOptions& options, const std::optional<nlohmann::json>& earlier) {
+int timed_sweep(const Program& program, const SweepOptions& options, const std::optional<nlohmann::json>& earlier,
+                const nlohmann::json& known) {
     const std::uint64_t duration = *options.duration_seconds;
     std::printf("moqsim sweep: seeds from %llu (at most to %llu) for %llu s, %s\n",
                 static_cast<unsigned long long>(options.seeds.first),
                 static_cast<unsigned long long>(options.seeds.last), static_cast<unsigned long long>(duration),
                 settings_line(options).c_str());
     std::fflush(stdout);
-    BucketBook book(book_settings(options));
+    BucketBook book = new_book(options, known);
     const SweepContext context{program, options, book};
     std::vector<SuiteTally> tallies;
     for (const properties::Suite* suite : options.suites) tallies.emplace_back(context, *suite);
@@ -154,7 +173,8 @@ int sweep(const Program& program, const std::vector<std::string>& arguments) {
     }
     if (options.json_path && options.site_hits_path)
         check_different_files("--json", *options.json_path, "--site-hits", *options.site_hits_path);
-    if (options.duration_seconds) return timed_sweep(program, options, earlier);
+    const nlohmann::json known = known_buckets(options, earlier);
+    if (options.duration_seconds) return timed_sweep(program, options, earlier, known);
     const nlohmann::json settings = sweep_settings(options);
     std::optional<SiteHits> site_hits;
     if (options.site_hits_path) site_hits.emplace(*options.site_hits_path, settings);
@@ -169,7 +189,7 @@ int sweep(const Program& program, const std::vector<std::string>& arguments) {
 
     nlohmann::json report = new_sweep_result(settings);
     bool same = true;
-    BucketBook book(book_settings(options));
+    BucketBook book = new_book(options, known);
     const SweepContext context{program, options, book};
     std::vector<SuiteTally> tallies;
     for (std::size_t chosen = 0; chosen < options.suites.size(); ++chosen) {
