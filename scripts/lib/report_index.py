@@ -4,7 +4,7 @@
 Usage: report_index.py REPORT_DIR
 
 For each report (mutation, site coverage, line and branch coverage, benchmarks, the last
-sweep) it links each of its files that exists, with a one-line summary read from the
+sweep, the last soak) it links each of its files that exists, with a one-line summary read from the
 report where there is one, and for a report not there yet names the script that makes it
 ("not generated yet: run scripts/coverage"). The page holds no date and nothing of the
 machine, so the same reports give the same page. Written atomically.
@@ -62,6 +62,14 @@ def sweep_summary(sweep):
     return f"{passed} passed, {failed} failed ({names}; seeds {seeds[0]}-{seeds[1]}, strategy {sweep['strategy']})"
 
 
+def soak_summary(soak):
+    cases = sum(entry["cases"] for entry in soak["combinations"])
+    buckets = len(soak["buckets"])
+    return (f"{cases:,} cases over {len(soak['combinations'])} combinations of suite, strategy and mix in "
+            f"{soak['duration_seconds']} s, seeds from {soak['seeds']['first']}: "
+            f"{buckets} bucket{'' if buckets == 1 else 's'}")
+
+
 def bench_summary(report):
     if isinstance(report, dict):  # scripts/bench --base: two revisions paired
         cases = report["cases"]
@@ -101,6 +109,10 @@ REPORTS = [
      [("sim.md", "table", None), ("sim.json", "rows", None)], None),
     ("Last sweep", "the result of the last seeded sweep (moqsim sweep --json)", "scripts/sweep",
      [("sweep.json", "result", None)], ("sweep.json", sweep_summary)),
+    ("Soak", "every suite under every strategy and mix on fresh seeds for a while: the cases run and "
+     "every bucket of failures, with its replay command and the timeline of its smallest case", "scripts/soak",
+     [("soak.html", "report (HTML)", None), ("soak.md", "table and buckets", None), ("soak.json", "result", None)],
+     ("soak.json", soak_summary)),
 ]
 
 PAGE = """<!DOCTYPE html>
