@@ -43,9 +43,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::vector<std::string> pieces = moq::fuzz::split(moq::fuzz::as_text(data, size), "\n---\n");
     moq::cli::SweepMerge merging;
     bool merging_all = true;
-    std::map<std::string, std::uint64_t> runs;    // each suite's runs over the shards merged
-    std::set<std::string> ids;     // every bucket's id over the shards merged
-    std::uint64_t bucketed = 0;    // and their failures
+    std::map<std::string, std::uint64_t> runs;  // each suite's runs over the shards merged
+    std::set<std::string> ids;                  // every bucket's id over the shards merged
+    std::uint64_t bucketed = 0;                 // and their failures
     for (std::size_t i = 0; i < pieces.size(); ++i) {
         const std::string label = "result " + std::to_string(i);
         nlohmann::json result;

@@ -19,6 +19,8 @@ What a file holds:
 docs/TESTING.md lists every case; bad_input_test.py --write-doc rewrites that list.
 """
 
+import json
+
 DELETE = "<delete>"
 
 # The inputs the cases change, each made by one moqsim run: NAME -> (env, args); the file is
@@ -275,6 +277,13 @@ CASES = [
     {"name": "shrink seconds past an hour", "args": SWEEP + ["--shrink-seconds", "3601"],
      "mentions": ["--shrink-seconds", "'3601'"]},
     {"name": "negative recheck", "args": SWEEP + ["--recheck", "-1"], "mentions": ["--recheck", "'-1'"]},
+    {"name": "known buckets of a missing file", "args": SWEEP + ["--known-buckets", "gone.json"],
+     "mentions": ["'gone.json'"]},
+    {"name": "known buckets that are not buckets", "args": SWEEP + ["--known-buckets", "k.json"],
+     "files": {"k.json": {"text": '{"buckets": [1]}'}}, "mentions": ["k.json", "buckets[0]"]},
+    {"name": "known buckets of a bucket whose id is not its own", "args": SWEEP + ["--known-buckets", "k.json"],
+     "files": {"k.json": {"text": json.dumps({"buckets": [bucket(id="000000000000")]})}},
+     "mentions": ["k.json", "buckets[0].id"]},
     {"name": "--json whose buckets' case folder is a file", "args": SWEEP + ["--json", "r.json"],
      "files": {"r.json.cases": {"text": "notes\n"}}, "mentions": ["'r.json.cases'", "not a folder"]},
     # Output paths: refused before the run, and an existing file is left as it was.

@@ -7,7 +7,8 @@ keeps going runs on past them and sorts them into two buckets, one a rule; each 
 smallest case is kept beside the result and replays to the same rule; a resumed sweep adds
 to the same buckets; shards' buckets merge to the unsharded sweep's failures; without
 shrinking a bucket's smallest case is its first; the listed failures stop at
---max-failures while every failure is still counted.
+--max-failures while every failure is still counted; a sweep told of known buckets
+(--known-buckets) counts its failures into them.
 
 Usage: buckets_test.py PATH/TO/MUTANTS-BUILD/moqsim. Ends with "buckets: N passed, M failed".
 """
@@ -141,6 +142,20 @@ def check_limits(check, moqsim, work):
           f"{len(suite['failures'])} listed, {suite['failed']} failed")
 
 
+def check_known(check, moqsim, work):
+    """--known-buckets: failures of the kinds a file lists count into its buckets, unshrunk."""
+    earlier = work / "earlier.json"
+    run(moqsim, "sweep", *GATE, "--seeds", "1", "--cases", "200", "--json", str(earlier))
+    later = work / "later.json"
+    swept = run(moqsim, "sweep", *GATE, "--seeds", "2", "--cases", "200", "--known-buckets", str(earlier), "--json",
+                str(later))
+    known, found = json.loads(earlier.read_text()), json.loads(later.read_text())
+    check("a sweep told of known buckets counts its failures into them, shrinking none",
+          swept.returncode == 1 and "new bucket" not in swept.stdout and failed(found) > 0 and
+          set(counts(found)) <= set(counts(known)) and sum(counts(found).values()) == failed(found),
+          f"{counts(found)} against {counts(known)}")
+
+
 def main(argv):
     moqsim = argv[1]
     check = Checks("buckets")
@@ -149,6 +164,7 @@ def main(argv):
         result = check_timed(check, moqsim, work)
         check_shards(check, moqsim, work)
         check_limits(check, moqsim, work)
+        check_known(check, moqsim, work)
         print("timed sweep's buckets (rule, check, signature, count):",
               [(b["rule"], b["check"], b["signature"], b["count"]) for b in result["buckets"]])
     return check.finish()

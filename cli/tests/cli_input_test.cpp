@@ -210,6 +210,27 @@ TEST_CASE("buckets of one id join: counts added, names united, the earliest firs
     CHECK(joined[1]["id"] == "0123456789ab");
 }
 
+TEST_CASE("buckets found apart join by their shape; the smaller case keys the joined one") {
+    nlohmann::json joined = nlohmann::json::array({gate_bucket(3, 9, 40, "random")});
+    joined[0]["shape"] = "I#: a re-poll walked";
+    nlohmann::json apart = gate_bucket(2, 5, 10, "random");
+    apart["signature"] = {"write"};
+    apart["id"] = bucket_id("I1", "violated", "gate", {"write"});
+    apart["shape"] = "I#: a re-poll walked";
+    nlohmann::json other_shape = apart;
+    other_shape["shape"] = "I#: something else";
+    join_buckets(joined, nlohmann::json::array({apart}));
+    REQUIRE(joined.size() == 1);
+    CHECK(joined[0]["count"] == 5);
+    CHECK(joined[0]["id"] == apart["id"]);  // 10 steps against 40
+    CHECK(joined[0]["signature"] == nlohmann::json({"write"}));
+    join_buckets(joined, nlohmann::json::array({other_shape}));
+    CHECK(joined.size() == 1);  // its id is the joined bucket's now
+    other_shape["id"] = "0123456789ab";
+    join_buckets(joined, nlohmann::json::array({other_shape}));
+    CHECK(joined.size() == 2);
+}
+
 TEST_CASE("a result's buckets are checked field by field; a result without them is read") {
     nlohmann::json result = {{"suites", {{{"suite", "gate"}, {"run", 10}}}}};
     CHECK(buckets_problem(result).empty());

@@ -226,6 +226,32 @@ TEST_CASE("ten failures of one bug make one bucket, shrunk once; two rules make 
     CHECK(book.buckets()[0]["count"] == 11);
 }
 
+TEST_CASE("adopted buckets count later failures of theirs unshrunk, and are listed once they do") {
+    const TestSuite suite([](std::uint64_t) { return Shape{}; });
+    const auto failure_of = [&](BucketBook& book, Shape shape, std::uint64_t index) {
+        const TestCase value(std::move(shape));
+        const properties::CaseOutcome outcome = value.run({});
+        return book.add_failure(Failure{suite, 1, index, value, outcome.message, outcome.steps, "replay"});
+    };
+    BucketBook earlier(BookSettings{});
+    const Sorted found = failure_of(earlier, steps({"open", "bad"}), 0);
+
+    BookSettings pct;
+    pct.strategy = sim::StrategyKind::pct;
+    BucketBook later(pct);
+    later.adopt(earlier.buckets());
+    CHECK(later.size() == 0);
+    CHECK(later.buckets().empty());
+    const int before = runs;
+    const Sorted again = failure_of(later, steps({"land", "land", "bad"}), 5);
+    CHECK(runs == before + 1);  // the test's own run: no shrink
+    CHECK_FALSE(again.new_bucket);
+    CHECK(again.id == found.id);
+    REQUIRE(later.buckets().size() == 1);
+    CHECK(later.buckets()[0]["count"] == 1);
+    CHECK(later.buckets()[0]["strategies"] == nlohmann::json({"pct", "random"}));
+}
+
 TEST_CASE("a rechecked case whose two runs part is a nondeterministic failure of its own bucket") {
     const TestSuite suite([](std::uint64_t index) {
         Shape shape = steps({"open", "serve"});
