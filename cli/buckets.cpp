@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -12,6 +11,7 @@
 #include "cli/args.hpp"
 #include "cli/corpus_file.hpp"
 #include "cli/output.hpp"
+#include "cli/sweep_result.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
@@ -213,9 +213,7 @@ std::string bucket_id(std::string_view rule, std::string_view check, std::string
     add(check);
     add(suite);
     for (const std::string& kind : signature) add(kind);
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-    return std::string(text, 12);
+    return digest_text(hash).substr(0, 12);
 }
 
 std::string buckets_problem(const nlohmann::json& result) {

@@ -1,7 +1,5 @@
 #include "cli/determinism_check.hpp"
 
-#include <cstdio>
-
 #include "cli/sweep_result.hpp"
 #include "cli/trace_file.hpp"
 #include "sim/trace.hpp"
@@ -9,12 +7,6 @@
 namespace moq::cli {
 
 namespace {
-
-std::string hex(std::uint64_t digest) {
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(digest));
-    return text;
-}
 
 // Where two kept traces part, as trace-diff reads and compares them.
 nlohmann::json where_they_part(const properties::CaseOutcome& first, const properties::CaseOutcome& second) {
@@ -24,7 +16,7 @@ nlohmann::json where_they_part(const properties::CaseOutcome& first, const prope
     const auto line = [&](const TraceFile& trace) {
         return event < trace.lines.size() ? nlohmann::json(trace.lines[event]) : nlohmann::json();
     };
-    return {{"digests", {hex(first.digest), hex(second.digest)}},
+    return {{"digests", {digest_text(first.digest), digest_text(second.digest)}},
             {"event", event},
             {"first", line(a)},
             {"second", line(b)}};
@@ -49,8 +41,8 @@ std::optional<Nondeterminism> run_again(const properties::Case& value, const pro
     const properties::CaseOutcome second = value.run(settings);
     if (second.digest == first.digest) return std::nullopt;
     nlohmann::json parted = where_they_part(first, second);
-    return Nondeterminism{"nondeterministic: two runs of the case gave digests " + hex(first.digest) + " and " +
-                              hex(second.digest) + "; " + told(parted),
+    return Nondeterminism{"nondeterministic: two runs of the case gave digests " + digest_text(first.digest) + " and " +
+                              digest_text(second.digest) + "; " + told(parted),
                           std::move(parted), first.steps};
 }
 
@@ -59,14 +51,14 @@ std::optional<Nondeterminism> replay_differs(const properties::Case& value, sim:
     const properties::RunSettings traced{strategy, true};
     const properties::CaseOutcome replayed = value.run(traced);
     if (replayed.digest == recorded) return std::nullopt;
-    const std::string before = "nondeterministic: the sweep ran the case to digest " + hex(recorded) +
-                               ", its replay to " + hex(replayed.digest);
+    const std::string before = "nondeterministic: the sweep ran the case to digest " + digest_text(recorded) +
+                               ", its replay to " + digest_text(replayed.digest);
     if (auto again = run_again(value, traced, replayed))
         return Nondeterminism{before + ", and a second replay to " + again->parted["digests"][1].get<std::string>() +
                                   "; of the replays " + told(again->parted),
                               std::move(again->parted), replayed.steps};
     return Nondeterminism{before + ", as did a second replay",
-                          {{"digests", {hex(recorded), hex(replayed.digest)}}, {"event", nullptr}},
+                          {{"digests", {digest_text(recorded), digest_text(replayed.digest)}}, {"event", nullptr}},
                           replayed.steps};
 }
 

@@ -18,12 +18,6 @@ namespace moq::cli {
 
 namespace {
 
-std::string digest_text(std::uint64_t digest) {
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(digest));
-    return text;
-}
-
 // A digest as digest_text writes it: 16 lowercase hexadecimal digits.
 std::optional<std::uint64_t> parse_digest_text(const nlohmann::json& value) {
     if (!value.is_string()) return std::nullopt;
@@ -96,6 +90,12 @@ std::string suite_problem(const nlohmann::json& suite, const std::string& where,
 }
 
 }  // namespace
+
+std::string digest_text(std::uint64_t digest) {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(digest));
+    return text;
+}
 
 nlohmann::json new_sweep_result(const nlohmann::json& settings) {
     nlohmann::json result = {{"format", "moqsim-sweep"}, {"version", 1}};

@@ -115,6 +115,15 @@ Shape steps(std::vector<std::string> names) {
     return shape;
 }
 
+// What a sweep's suites share, as the sweep sets it up, with these options.
+struct Sweeping {
+    explicit Sweeping(std::uint64_t recheck) { options.recheck = recheck; }
+    SweepOptions options;
+    BucketBook book{BookSettings{}};
+    Program program{"moqsim"};
+    SweepContext context{program, options, book};
+};
+
 std::vector<std::string> signature(const nlohmann::json& bucket) {
     return bucket["signature"].get<std::vector<std::string>>();
 }
@@ -258,12 +267,9 @@ TEST_CASE("a rechecked case whose two runs part is a nondeterministic failure of
         shape.flaky = index == 3;
         return shape;
     });
-    SweepOptions options;
-    options.recheck = 1;  // every case twice
-    BucketBook book(BookSettings{});
-    const Program program{"moqsim"};
-    const SweepContext context{program, options, book};
-    SuiteTally tally(context, suite);
+    Sweeping sweeping(1);  // every case twice
+    BucketBook& book = sweeping.book;
+    SuiteTally tally(sweeping.context, suite);
     for (std::uint64_t index = 0; index < 6; ++index) CHECK(tally.run_case(1, index) == (index != 3));
     CHECK(tally.failed() == 1);
     REQUIRE(book.size() == 1);
@@ -275,8 +281,8 @@ TEST_CASE("a rechecked case whose two runs part is a nondeterministic failure of
     CHECK(listed[0]["parted"]["event"] == 2);
 
     // Without --recheck the same case passes: nothing runs it twice.
-    options.recheck = 0;
-    SuiteTally unchecked(context, suite);
+    sweeping.options.recheck = 0;
+    SuiteTally unchecked(sweeping.context, suite);
     CHECK(unchecked.run_case(1, 3));
 }
 
@@ -286,12 +292,9 @@ TEST_CASE("every listed failure is replayed, and one that runs to another digest
         shape.flaky = index == 1;
         return shape;
     });
-    SweepOptions options;
-    options.recheck = 0;
-    BucketBook book(BookSettings{});
-    const Program program{"moqsim"};
-    const SweepContext context{program, options, book};
-    SuiteTally tally(context, suite);
+    Sweeping sweeping(0);
+    BucketBook& book = sweeping.book;
+    SuiteTally tally(sweeping.context, suite);
     CHECK_FALSE(tally.run_case(1, 0));
     CHECK_FALSE(tally.run_case(1, 1));
     REQUIRE(book.size() == 1);
@@ -302,19 +305,17 @@ TEST_CASE("every listed failure is replayed, and one that runs to another digest
     CHECK(tally.result(2)["failures"].size() == 3);
 
     // A steady failure replays to its digest.
-    SuiteTally steady(context, suite);
+    SuiteTally steady(sweeping.context, suite);
     CHECK_FALSE(steady.run_case(1, 0));
     CHECK(steady.replay_failures());
 }
 
 TEST_CASE("the failures listed stop at --max-failures; every one is still counted and bucketed") {
     const TestSuite suite([](std::uint64_t) { return steps({"open", "bad"}); });
-    SweepOptions options;
-    options.max_failures = 2;
-    BucketBook book(BookSettings{});
-    const Program program{"moqsim"};
-    const SweepContext context{program, options, book};
-    SuiteTally tally(context, suite);
+    Sweeping sweeping(default_recheck);
+    sweeping.options.max_failures = 2;
+    BucketBook& book = sweeping.book;
+    SuiteTally tally(sweeping.context, suite);
     for (std::uint64_t index = 0; index < 5; ++index) CHECK_FALSE(tally.run_case(1, index));
     CHECK(tally.failed() == 5);
     CHECK(tally.result(5)["failures"].size() == 2);

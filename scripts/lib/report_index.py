@@ -16,7 +16,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reports import write_reports  # noqa: E402
+from reports import html_page, write_reports  # noqa: E402
 
 
 def read_json(folder, name):
@@ -115,28 +115,13 @@ REPORTS = [
      ("soak.json", soak_summary)),
 ]
 
-PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>moqsim reports</title>
-<style>
-body {{ font-family: system-ui, sans-serif; max-width: 50em; margin: 2em auto; padding: 0 1em; line-height: 1.4; }}
-h2 {{ margin-bottom: 0.2em; }}
-.what {{ color: #555; margin-top: 0; }}
-.missing {{ color: #a33; }}
-.summary {{ font-weight: 600; }}
-</style>
-</head>
-<body>
-<h1>moqsim reports</h1>
-<p>Every report the scripts write into this folder. <code>scripts/report</code> rewrites the HTML
-mutation report and this page from the reports already here.</p>
-{sections}
-</body>
-</html>
+STYLE = """h2 { margin-bottom: 0.2em; }
+.what { color: #555; margin-top: 0; }
+.missing { color: #a33; }
+.summary { font-weight: 600; }
 """
+INTRO = """<p>Every report the scripts write into this folder. <code>scripts/report</code> rewrites the HTML
+mutation report and this page from the reports already here.</p>"""
 
 
 def exists(folder, target):
@@ -170,7 +155,8 @@ def section(folder, title, what, script, files, summary):
 
 
 def index_page(folder):
-    return PAGE.format(sections="\n".join(section(folder, *report) for report in REPORTS))
+    sections = "\n".join(section(folder, *report) for report in REPORTS)
+    return html_page("moqsim reports", f"{INTRO}\n{sections}", STYLE)
 
 
 def write_index(folder):

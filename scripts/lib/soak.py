@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reports import write_reports  # noqa: E402
+from reports import html_page, write_reports  # noqa: E402
 from shard_env import VARIABLES as SHARD_VARIABLES, ShardError, acknowledge_shard, shard_from_environment  # noqa: E402
 
 SUITES = ["waiter", "gate", "group", "track", "resume", "fanout"]
@@ -337,34 +337,15 @@ def markdown(result):
     return "\n".join(lines).rstrip() + "\n"
 
 
-PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>moqsim soak</title>
-<style>
-body {{ font-family: system-ui, sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em; line-height: 1.4; }}
-table {{ border-collapse: collapse; }}
-td, th {{ border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }}
-td:first-child, th:first-child {{ text-align: left; }}
-.bucket {{ border-left: 4px solid #c33; padding-left: 1em; margin: 1.5em 0; }}
-code {{ background: #f4f4f4; padding: 0 0.2em; word-break: break-all; }}
-</style>
-</head>
-<body>
-<h1>moqsim soak</h1>
-<p class="summary">{summary}</p>
-<h2>Cases per suite, strategy and mix</h2>
-{table}
-<h2>Buckets</h2>
-{buckets}
-</body>
-</html>
+STYLE = """table { border-collapse: collapse; }
+td, th { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
+td:first-child, th:first-child { text-align: left; }
+.bucket { border-left: 4px solid #c33; padding-left: 1em; margin: 1.5em 0; }
+code { background: #f4f4f4; padding: 0 0.2em; word-break: break-all; }
 """
 
 
-def html_page(result):
+def soak_page(result):
     escape = html.escape
     heading, rows = cases_table(result)
     table = ("<table>\n<tr>" + "".join(f"<th>{escape(cell)}</th>" for cell in heading) + "</tr>\n" +
@@ -382,13 +363,15 @@ def html_page(result):
                         f'{escape(bucket["rule"])} {escape(bucket["check"])}, {escape(bucket["suite"])}: '
                         f'{failures(bucket["count"])}</h3>\n<ul>\n{facts}</ul>\n</section>')
     buckets = "\n".join(sections) or "<p>No bucket: every case passed.</p>"
-    return PAGE.format(summary=escape(summary_line(result)), table=table, buckets=buckets)
+    body = (f'<p class="summary">{escape(summary_line(result))}</p>\n<h2>Cases per suite, strategy and mix</h2>\n'
+            f"{table}\n<h2>Buckets</h2>\n{buckets}")
+    return html_page("moqsim soak", body, STYLE, width="70em")
 
 
 def report(result, folder, moqsim):
     keep_cases(result, folder, moqsim)
     write_reports(str(folder), [("soak.json", json.dumps(result, indent=1) + "\n"), ("soak.md", markdown(result)),
-                                ("soak.html", html_page(result))])
+                                ("soak.html", soak_page(result))])
     print(summary_line(result))
     for bucket in result["buckets"]:
         print(f"  {bucket['id']}  {bucket['rule']} {bucket['check']}, {bucket['suite']}: {bucket['count']} failed"
