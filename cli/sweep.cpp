@@ -84,6 +84,22 @@ nlohmann::json known_buckets(const SweepOptions& options, const std::optional<nl
     return known;
 }
 
+// What a timed sweep ran and how to go on from it.
+void print_timed_end(const Program& program, const SweepOptions& options, const nlohmann::json& report, TimedStop stop,
+                     std::uint64_t seed) {
+    const nlohmann::json& seeds = report["seeds"];
+    std::printf("timed sweep: seeds %llu-%llu have run", static_cast<unsigned long long>(seeds[0].get<std::uint64_t>()),
+                static_cast<unsigned long long>(seeds[1].get<std::uint64_t>()));
+    if (stop == TimedStop::time) {
+        std::printf("; the next is %llu (%s)\n", static_cast<unsigned long long>(seed) + 1,
+                    options.json_path ? (program.name + " sweep --resume " + *options.json_path + " continues").c_str()
+                                      : "--json FILE keeps a result that --resume continues");
+    } else {
+        std::printf(stop == TimedStop::failure ? "; stopped at a failure\n" : ": every seed of the sweep\n");
+    }
+    std::fflush(stdout);
+}
+
 // Seed after seed, every suite's cases of each, until the time is up (checked between
 // seeds), a case fails (unless --keep-going) or the last seed ran. `earlier`: the result
 // this run continues.
@@ -140,17 +156,7 @@ int timed_sweep(const Program& program, const SweepOptions& options, const std::
         duration, options.seeds.last, stop, seed,
         nlohmann::json::array({timed_run(options.seeds.first, seed, seconds_since(started))}), options.keep_going);
     if (earlier) report = continued_result(*earlier, std::move(report));
-    const nlohmann::json& seeds = report["seeds"];
-    std::printf("timed sweep: seeds %llu-%llu have run", static_cast<unsigned long long>(seeds[0].get<std::uint64_t>()),
-                static_cast<unsigned long long>(seeds[1].get<std::uint64_t>()));
-    if (stop == TimedStop::time) {
-        std::printf("; the next is %llu (%s)\n", static_cast<unsigned long long>(seed) + 1,
-                    options.json_path ? (program.name + " sweep --resume " + *options.json_path + " continues").c_str()
-                                      : "--json FILE keeps a result that --resume continues");
-    } else {
-        std::printf(stop == TimedStop::failure ? "; stopped at a failure\n" : ": every seed of the sweep\n");
-    }
-    std::fflush(stdout);
+    print_timed_end(program, options, report, stop, seed);
     write_result(program, options, report);
     bool failed = !same;
     for (const SuiteTally& tally : tallies) failed = failed || tally.failed() != 0;
