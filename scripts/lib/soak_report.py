@@ -86,7 +86,7 @@ def bucket_facts(bucket):
     first, smallest = bucket["first"], bucket["smallest"]
     shrunk = "shrunk" if smallest["complete"] else "its shrink ran out of time"
     return [("signature", " ".join(bucket["signature"]) or "(no operation)"),
-            ("seen under", ", ".join(bucket["strategies"]) + "; " + ", ".join(bucket["mixes"]) + " mix"),
+            ("seen under", "strategies " + ", ".join(bucket["strategies"]) + "; mixes " + ", ".join(bucket["mixes"])),
             ("first", f"seed {first['seed']} case {first['case']}: {first['message']}"),
             ("first replay", first["replay"]),
             ("smallest", f"seed {smallest['seed']} case {smallest['case']}, {smallest['steps']} steps ({shrunk})"),
