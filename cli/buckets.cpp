@@ -272,9 +272,21 @@ std::string bucket_lines(const nlohmann::json& buckets) {
         // Without a file (a result not written) the first case, shrunk, is the nearest replay.
         const std::string replay =
             bucket["smallest"].value("replay", bucket["first"]["replay"].get<std::string>() + " --shrink");
-        text += "  " + bucket["id"].get<std::string>() + "  " + bucket["rule"].get<std::string>() + " " +
-                bucket["check"].get<std::string>() + ", " + bucket["suite"].get<std::string>() + ": " +
-                bucket["count"].dump() + " failed; smallest [" + signature + "]\n    replay: " + replay + "\n";
+        text.append("  ")
+            .append(bucket["id"].get<std::string>())
+            .append("  ")
+            .append(bucket["rule"].get<std::string>())
+            .append(" ")
+            .append(bucket["check"].get<std::string>())
+            .append(", ")
+            .append(bucket["suite"].get<std::string>())
+            .append(": ")
+            .append(bucket["count"].dump())
+            .append(" failed; smallest [")
+            .append(signature)
+            .append("]\n    replay: ")
+            .append(replay)
+            .append("\n");
     }
     return text;
 }
@@ -301,9 +313,10 @@ void write_bucket_cases(nlohmann::json& buckets, const std::string& result_path,
         write_atomically(path, corpus_case_layout(smallest["saved"]));
         const nlohmann::json& origin = smallest["saved"].value("origin", nlohmann::json::object());
         smallest["file"] = path;
-        smallest["replay"] =
-            program + " replay " + path +
-            (origin.contains("mutant") ? " --mutant " + origin["mutant"].get<std::string>() : std::string());
+        std::string replay = program;
+        replay.append(" replay ").append(path);
+        if (origin.contains("mutant")) replay.append(" --mutant ").append(origin["mutant"].get<std::string>());
+        smallest["replay"] = replay;
     }
 }
 
