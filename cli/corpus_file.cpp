@@ -56,8 +56,9 @@ CorpusCase parse_corpus_case(std::string_view text, const std::string& label) {
 
 CorpusCase read_corpus_file(const std::string& path) { return parse_corpus_case(read_input_file(path), path); }
 
-std::string corpus_case_text(const properties::Suite& suite, const properties::Case& value, sim::StrategyKind strategy,
-                             const CorpusOrigin& origin, const properties::CaseOutcome& outcome) {
+nlohmann::json corpus_case_json(const properties::Suite& suite, const properties::Case& value,
+                                sim::StrategyKind strategy, const CorpusOrigin& origin,
+                                const properties::CaseOutcome& outcome) {
     nlohmann::json json = {{"format", "moqsim-case"},
                            {"version", 1},
                            {"suite", suite.name()},
@@ -70,14 +71,24 @@ std::string corpus_case_text(const properties::Suite& suite, const properties::C
     if (origin.mutant) from["mutant"] = *origin.mutant;
     if (origin.mix != properties::Mix::fixed) from["mix"] = properties::mix_name(origin.mix);
     json["origin"] = from;
+    return json;
+}
+
+std::string corpus_case_layout(const nlohmann::json& json) {
     // One top-level field a line, each compact: small diffs, and readable in a review.
     std::string text = "{\n";
     bool first = true;
     for (const char* key : {"format", "version", "suite", "strategy", "origin", "message", "case"}) {
+        if (!json.contains(key)) continue;
         text += std::string(first ? "" : ",\n") + " " + nlohmann::json(key).dump() + ": " + json[key].dump();
         first = false;
     }
     return text + "\n}\n";
+}
+
+std::string corpus_case_text(const properties::Suite& suite, const properties::Case& value, sim::StrategyKind strategy,
+                             const CorpusOrigin& origin, const properties::CaseOutcome& outcome) {
+    return corpus_case_layout(corpus_case_json(suite, value, strategy, origin, outcome));
 }
 
 void write_corpus_file(const std::string& path, const properties::Suite& suite, const properties::Case& value,

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "properties/suite.hpp"
 
 namespace moq::cli {
@@ -31,6 +33,12 @@ struct CorpusCase {
 // `text` (the contents of `label`) as a case; UsageError "label: what is wrong" if it is
 // not one. A pure function of its input, so a fuzzer can call it.
 CorpusCase parse_corpus_case(std::string_view text, const std::string& label);
+// A case as its file holds it (the JSON of the layout above).
+nlohmann::json corpus_case_json(const properties::Suite& suite, const properties::Case& value,
+                                sim::StrategyKind strategy, const CorpusOrigin& origin,
+                                const properties::CaseOutcome& outcome);
+// That JSON as the file's text: one top-level field a line, in the order above.
+std::string corpus_case_layout(const nlohmann::json& json);
 // The file's text for a case: what parse_corpus_case reads back as the same case.
 std::string corpus_case_text(const properties::Suite& suite, const properties::Case& value, sim::StrategyKind strategy,
                              const CorpusOrigin& origin, const properties::CaseOutcome& outcome);

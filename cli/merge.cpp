@@ -1,9 +1,10 @@
-// moqsim merge: the JSON results of several shards of one sweep as one.
+// moqsim merge: the JSON results of several shards of one sweep as one, their buckets joined.
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/args.hpp"
+#include "cli/buckets.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
@@ -12,12 +13,15 @@
 
 namespace moq::cli {
 
-int merge(const Program&, const std::vector<std::string>& arguments) {
+int merge(const Program& program, const std::vector<std::string>& arguments) {
     const MergeOptions options = parse_merge_options(arguments);
-    if (options.json_path) check_writable(*options.json_path, "--json");
+    if (options.json_path) {
+        check_writable(*options.json_path, "--json");
+        check_bucket_case_folder(*options.json_path);
+    }
     SweepMerge merging;
     for (const std::string& path : options.files) merging.add(parse_sweep_result(read_input_file(path), path), path);
-    const nlohmann::json merged = merging.finish();
+    nlohmann::json merged = merging.finish();
     bool failed = false;
     for (const nlohmann::json& suite : merged["suites"]) {
         std::printf("%s: %llu passed, %llu failed (%llu cases from %zu shards)\n",
@@ -27,8 +31,13 @@ int merge(const Program&, const std::vector<std::string>& arguments) {
                     static_cast<unsigned long long>(suite["run"].get<std::uint64_t>()), options.files.size());
         failed = failed || suite["failed"].get<std::uint64_t>() != 0;
     }
-    if (options.json_path) write_atomically(*options.json_path, merged.dump(1) + "\n");
-    return failed ? 1 : 0;
+    // The buckets' smallest cases are kept beside the merged result too, where its replays find them.
+    if (options.json_path) {
+        write_bucket_cases(merged["buckets"], *options.json_path, program.name);
+        write_atomically(*options.json_path, merged.dump(1) + "\n");
+    }
+    std::fputs(bucket_lines(merged["buckets"]).c_str(), stdout);
+    return failed || !merged["buckets"].empty() ? 1 : 0;
 }
 
 }  // namespace moq::cli

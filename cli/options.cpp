@@ -49,7 +49,6 @@ void check_timed_options(const SweepOptions& options, const Flags& flags) {
     const char* const timed = options.resume_path ? "--resume" : "--duration";
     if (options.resume_path && flags.value("seeds"))
         throw UsageError("--resume continues from its file's next seed: drop --seeds");
-    if (options.keep_going) throw UsageError(std::string(timed) + " stops at the first failure: drop --keep-going");
     if (options.site_hits_path) throw UsageError(std::string(timed) + " does not count site hits: drop --site-hits");
     if (options.shard.total > 1)
         throw UsageError(std::string(timed) +
@@ -62,9 +61,10 @@ void check_timed_options(const SweepOptions& options, const Flags& flags) {
 }  // namespace
 
 SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, const Environment& variables) {
-    const Flags flags(
-        arguments, {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits", "duration", "resume"},
-        {"keep-going", "shrink"});
+    const Flags flags(arguments,
+                      {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits", "duration",
+                       "resume", "max-failures", "shrink-seconds", "recheck", "known-buckets"},
+                      {"keep-going", "shrink"});
     refuse_positional(flags, "sweep");
     SweepOptions options;
     options.resume_path = flags.value("resume");
@@ -92,6 +92,11 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, cons
     options.shard = shard_from_environment(variables);
     options.keep_going = flags.has("keep-going");
     options.shrink = flags.has("shrink");
+    if (auto text = flags.value("max-failures")) options.max_failures = parse_count(*text, "--max-failures", max_cases);
+    if (auto text = flags.value("shrink-seconds"))
+        options.shrink_seconds = parse_count(*text, "--shrink-seconds", max_shrink_seconds);
+    if (auto text = flags.value("recheck")) options.recheck = parse_count(*text, "--recheck", max_cases);
+    options.known_buckets_path = flags.value("known-buckets");
     if (options.duration_seconds || options.resume_path) check_timed_options(options, flags);
     const std::optional<std::string> cases = flags.value("cases");
     for (const properties::Suite* suite : options.suites) {

@@ -17,6 +17,11 @@
 
 namespace moq::cli {
 
+inline constexpr std::uint64_t default_max_failures = 100;
+inline constexpr std::uint64_t default_shrink_seconds = 30;
+inline constexpr std::uint64_t max_shrink_seconds = 3600;
+inline constexpr std::uint64_t default_recheck = 100;
+
 struct SweepOptions {
     std::vector<const properties::Suite*> suites;  // each once, in the order named
     std::vector<std::uint64_t> cases;              // of each suite, by its position in `suites`
@@ -27,8 +32,19 @@ struct SweepOptions {
     std::optional<std::string> json_path;
     std::optional<std::string> site_hits_path;
     Shard shard;
+    // Run on past failures (a timed sweep too), each sorted into a bucket (cli/buckets.hpp).
     bool keep_going = false;
     bool shrink = false;
+    // --max-failures N: each suite's result lists at most N failures (every failure is
+    // still counted, bucketed and, listed, replayed at the end).
+    std::uint64_t max_failures = default_max_failures;
+    // --shrink-seconds N: a new bucket's first case is shrunk for at most N seconds (0: not shrunk).
+    std::uint64_t shrink_seconds = default_shrink_seconds;
+    // --recheck N: one case in N is run twice and must give the same digest (0: none).
+    std::uint64_t recheck = default_recheck;
+    // --known-buckets FILE: buckets found before ({"buckets": [...]}): failures of theirs
+    // count into them, unshrunk (a soak passes its buckets so far to each slice).
+    std::optional<std::string> known_buckets_path;
     // A timed sweep (--duration, or --resume): seed after seed from seeds.first, every
     // suite's cases for each, until this much wall time has passed, the first failure, or
     // seeds.last. Without a seed range it may go on to max_seed_range seeds from 1.

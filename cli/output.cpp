@@ -124,6 +124,11 @@ std::string bar(double fraction) {
     return text;
 }
 
+// ", 2 buckets": the failures' buckets so far.
+std::string buckets_text(std::size_t buckets) {
+    return ", " + std::to_string(buckets) + (buckets == 1 ? " bucket" : " buckets");
+}
+
 }  // namespace
 
 Progress::Progress(std::string label, std::uint64_t total)
@@ -133,7 +138,8 @@ Progress::Progress(std::string label, std::uint64_t total)
       started_(std::chrono::steady_clock::now()),
       last_draw_(started_) {}
 
-void Progress::advance(std::uint64_t done) {
+void Progress::advance(std::uint64_t done, std::size_t buckets) {
+    buckets_ = buckets;
     const auto now = std::chrono::steady_clock::now();
     if (terminal_) {
         if (now - last_draw_ >= std::chrono::milliseconds(100)) {
@@ -162,13 +168,14 @@ void Progress::draw(std::uint64_t done, bool line) {
     const double fraction = total_ == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total_);
     const double left = rate > 0 ? static_cast<double>(total_ - done) / rate : 0.0;
     if (line) {
-        std::fprintf(stderr, "%s: %llu/%llu cases (%.0f%%), %.0f cases/s\n", label_.c_str(),
+        std::fprintf(stderr, "%s: %llu/%llu cases (%.0f%%), %.0f cases/s%s\n", label_.c_str(),
                      static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), fraction * 100,
-                     rate);
+                     rate, buckets_text(buckets_).c_str());
         return;
     }
-    std::fprintf(stderr, "\r%s [%s] %llu/%llu %.0f cases/s, %.0f s left  ", label_.c_str(), bar(fraction).c_str(),
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), rate, left);
+    std::fprintf(stderr, "\r%s [%s] %llu/%llu %.0f cases/s, %.0f s left%s  ", label_.c_str(), bar(fraction).c_str(),
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), rate, left,
+                 buckets_text(buckets_).c_str());
     std::fflush(stderr);
 }
 
@@ -178,9 +185,10 @@ TimedProgress::TimedProgress(std::uint64_t seconds)
       started_(std::chrono::steady_clock::now()),
       last_draw_(started_) {}
 
-void TimedProgress::advance(std::uint64_t seed, std::uint64_t cases) {
+void TimedProgress::advance(std::uint64_t seed, std::uint64_t cases, std::size_t buckets) {
     seed_ = seed;
     cases_ = cases;
+    buckets_ = buckets;
     const auto now = std::chrono::steady_clock::now();
     if (terminal_) {
         if (now - last_draw_ >= std::chrono::milliseconds(100)) {
@@ -207,14 +215,15 @@ void TimedProgress::draw(std::uint64_t seed, std::uint64_t cases, bool line) {
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     const double rate = spent > 0 ? static_cast<double>(cases) / spent : 0.0;
     if (line) {
-        std::fprintf(stderr, "sweep: seed %llu, %llu cases (%.0f%% of the time), %.0f cases/s\n",
+        std::fprintf(stderr, "sweep: seed %llu, %llu cases (%.0f%% of the time), %.0f cases/s%s\n",
                      static_cast<unsigned long long>(seed), static_cast<unsigned long long>(cases),
-                     spent * 100 / seconds_, rate);
+                     spent * 100 / seconds_, rate, buckets_text(buckets_).c_str());
         return;
     }
-    std::fprintf(stderr, "\rsweep [%s] seed %llu, %llu cases, %.0f cases/s, %.0f s left  ",
+    std::fprintf(stderr, "\rsweep [%s] seed %llu, %llu cases, %.0f cases/s, %.0f s left%s  ",
                  bar(spent / seconds_).c_str(), static_cast<unsigned long long>(seed),
-                 static_cast<unsigned long long>(cases), rate, std::max(0.0, seconds_ - spent));
+                 static_cast<unsigned long long>(cases), rate, std::max(0.0, seconds_ - spent),
+                 buckets_text(buckets_).c_str());
     std::fflush(stderr);
 }
 

@@ -32,7 +32,8 @@ void write_atomically(const std::string& path, std::string_view text);
 class Progress {
 public:
     Progress(std::string label, std::uint64_t total);
-    void advance(std::uint64_t done);
+    // `buckets`: the failures' buckets so far.
+    void advance(std::uint64_t done, std::size_t buckets = 0);
     void finish();
 
 private:
@@ -44,15 +45,16 @@ private:
     std::chrono::steady_clock::time_point started_;
     std::chrono::steady_clock::time_point last_draw_;
     std::uint64_t last_reported_ = 0;
+    std::size_t buckets_ = 0;
 };
 
 // The progress of a timed sweep (`moqsim sweep --duration`): on a terminal a bar of the
-// time spent, the seed, the cases run and their rate; otherwise a line at every tenth of
-// the time.
+// time spent, the seed, the cases run, their rate and the buckets; otherwise a line at
+// every tenth of the time.
 class TimedProgress {
 public:
     explicit TimedProgress(std::uint64_t seconds);
-    void advance(std::uint64_t seed, std::uint64_t cases);
+    void advance(std::uint64_t seed, std::uint64_t cases, std::size_t buckets = 0);
     void finish();
 
 private:
@@ -65,6 +67,7 @@ private:
     int tenths_reported_ = 0;
     std::uint64_t seed_ = 0;
     std::uint64_t cases_ = 0;
+    std::size_t buckets_ = 0;
 };
 
 }  // namespace moq::cli

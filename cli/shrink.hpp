@@ -1,8 +1,11 @@
 // Minimising a failing case along its RapidCheck shrink tree.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <optional>
 
 #include "properties/suite.hpp"
 
@@ -12,9 +15,20 @@ struct Shrunk {
     std::unique_ptr<properties::Case> smallest;
     properties::CaseOutcome outcome;
     std::size_t steps = 0;
+    bool complete = true;  // false: the time ran out before every smaller case was tried
 };
 
-// Repeatedly takes the first smaller case that still fails, until none does.
-Shrunk shrink(const properties::Case& failing, const properties::RunSettings& settings);
+struct ShrinkLimits {
+    // Past this, no further candidate runs: the smallest failing case found so far stands.
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    // Which failures count as the same one (all, unless given): a candidate that fails
+    // otherwise is not taken.
+    std::function<bool(const properties::CaseOutcome&)> same_failure;
+};
+
+// Repeatedly takes the first smaller case that still fails, until none does or the
+// deadline passes.
+Shrunk shrink(const properties::Case& failing, const properties::RunSettings& settings,
+              const ShrinkLimits& limits = {});
 
 }  // namespace moq::cli

@@ -6,11 +6,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/args.hpp"
+#include "cli/bucket_book.hpp"
+#include "cli/buckets.hpp"
 #include "cli/commands.hpp"
+#include "cli/json_input.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
-#include "cli/shrink.hpp"
 #include "cli/site_hits.hpp"
+#include "cli/suite_tally.hpp"
 #include "cli/sweep_result.hpp"
 #include "cli/timed_sweep.hpp"
 #include "properties/suite.hpp"
@@ -25,72 +28,12 @@ void activate_mutant(const std::string& name) {
     if (!mutation::set_active_mutant(name)) throw UsageError("unknown mutant '" + name + "' (moqsim list --sites)");
 }
 
-std::string replay_command(const Program& program, std::string_view suite, std::uint64_t seed, std::uint64_t index,
-                           sim::StrategyKind strategy, properties::Mix mix, const std::optional<std::string>& mutant) {
-    std::string command = program.name + " replay --suite " + std::string(suite) + " --seed " + std::to_string(seed) +
-                          " --case " + std::to_string(index);
-    if (mix != properties::Mix::fixed) command += " --mix " + std::string(properties::mix_name(mix));
-    if (strategy != sim::StrategyKind::random) command += " --strategy " + std::string(sim::strategy_name(strategy));
-    if (mutant) command += " --mutant " + *mutant;
-    return command;
-}
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point started) {
     return std::chrono::duration<double>(Clock::now() - started).count();
-}
-
-// What one suite's cases added up to in this run.
-struct SuiteTally {
-    std::uint64_t run = 0;
-    std::uint64_t failed = 0;
-    std::uint64_t digest = 0;  // the sum of the cases' fingerprints
-    double seconds = 0;
-    nlohmann::json failures = nlohmann::json::array();
-
-    // Runs one case and counts it; its failure (printed, with its replay command) if it failed.
-    bool run_case(const Program& program, const SweepOptions& options, const properties::Suite& suite,
-                  std::uint64_t seed, std::uint64_t index);
-    [[nodiscard]] nlohmann::json result(const properties::Suite& suite, std::uint64_t cases) const {
-        return sweep_suite_result(suite.name(), cases, run, failed, seconds, digest, failures);
-    }
-};
-
-bool SuiteTally::run_case(const Program& program, const SweepOptions& options, const properties::Suite& suite,
-                          std::uint64_t seed, std::uint64_t index) {
-    const properties::RunSettings settings{options.strategy, false};
-    const auto generated = suite.generate(seed, index, options.mix);
-    const properties::CaseOutcome outcome = generated->run(settings);
-    ++run;
-    digest += case_fingerprint(seed, index, outcome.ok, outcome.digest);
-    if (outcome.ok) return true;
-    ++failed;
-    const std::string command =
-        replay_command(program, suite.name(), seed, index, options.strategy, options.mix, options.mutant);
-    std::printf("\n%s: seed %llu case %llu FAILED: %s\n  case: %s\n  replay: %s\n", std::string(suite.name()).c_str(),
-                static_cast<unsigned long long>(seed), static_cast<unsigned long long>(index), outcome.message.c_str(),
-                generated->describe().c_str(), command.c_str());
-    // cases_run: how many cases of this suite this sweep ran up to and including this one.
-    nlohmann::json failure = {{"seed", seed},
-                              {"case", index},
-                              {"cases_run", run},
-                              {"message", outcome.message},
-                              {"digest", outcome.digest},
-                              {"replay", command}};
-    if (options.shrink) {
-        const Shrunk shrunk = shrink(*generated, settings);
-        std::printf("  shrunk in %zu steps: %s\n  which fails: %s\n", shrunk.steps, shrunk.smallest->describe().c_str(),
-                    shrunk.outcome.message.c_str());
-        failure["shrunk"] = shrunk.smallest->to_json();
-    } else {
-        std::printf("  (add --shrink to the replay to minimise it, --save corpus/NAME.json to keep it)\n");
-    }
-    std::fflush(stdout);
-    failures.push_back(std::move(failure));
-    return false;
 }
 
 void print_suite_result(const nlohmann::json& result) {
@@ -109,54 +52,41 @@ std::string settings_line(const SweepOptions& options) {
            (options.mutant ? ", mutant " + *options.mutant : "");
 }
 
-// Seed after seed, every suite's cases of each, until the time is up (checked between
-// seeds), a case fails or the last seed ran. `earlier`: the result this run continues.
-int timed_sweep(const Program& program, const SweepOptions& options, const std::optional<nlohmann::json>& earlier) {
-    const std::uint64_t duration = *options.duration_seconds;
-    std::printf("moqsim sweep: seeds from %llu (at most to %llu) for %llu s, %s\n",
-                static_cast<unsigned long long>(options.seeds.first),
-                static_cast<unsigned long long>(options.seeds.last), static_cast<unsigned long long>(duration),
-                settings_line(options).c_str());
+// The result (with the buckets' cases beside it) written, and the buckets printed.
+void write_result(const Program& program, const SweepOptions& options, nlohmann::json& report) {
+    if (options.json_path) {
+        write_bucket_cases(report["buckets"], *options.json_path, program.name);
+        write_atomically(*options.json_path, report.dump(1) + "\n");
+    }
+    std::fputs(bucket_lines(report["buckets"]).c_str(), stdout);
     std::fflush(stdout);
-    std::vector<SuiteTally> tallies(options.suites.size());
-    const Clock::time_point started = Clock::now();
-    const Clock::time_point deadline = started + std::chrono::seconds(duration);
-    TimedProgress progress(duration);
-    std::uint64_t cases_run = 0;
-    std::uint64_t seed = options.seeds.first;
-    TimedStop stop = TimedStop::finished;
-    for (;; ++seed) {
-        for (std::size_t chosen = 0; chosen < options.suites.size() && stop != TimedStop::failure; ++chosen) {
-            SuiteTally& tally = tallies[chosen];
-            const Clock::time_point suite_started = Clock::now();
-            for (std::uint64_t index = 0; index < options.cases[chosen]; ++index) {
-                const bool passed = tally.run_case(program, options, *options.suites[chosen], seed, index);
-                progress.advance(seed, ++cases_run);
-                if (!passed) {
-                    stop = TimedStop::failure;
-                    break;
-                }
-            }
-            tally.seconds += seconds_since(suite_started);
-        }
-        if (stop == TimedStop::failure || seed == options.seeds.last) break;
-        if (Clock::now() >= deadline) {
-            stop = TimedStop::time;
-            break;
-        }
-    }
-    progress.finish();
+}
 
-    nlohmann::json report = new_sweep_result(sweep_settings(options));
-    report["seeds"] = {options.seeds.first, seed};
-    for (std::size_t chosen = 0; chosen < options.suites.size(); ++chosen) {
-        report["suites"].push_back(tallies[chosen].result(*options.suites[chosen], options.cases[chosen]));
-        print_suite_result(report["suites"].back());
+// The sweep's buckets, with those found before adopted: a resumed sweep's file's and
+// --known-buckets'.
+BucketBook new_book(const SweepOptions& options, const nlohmann::json& known) {
+    BucketBook book(BookSettings{options.strategy, options.mix, options.mutant,
+                                 std::chrono::seconds(static_cast<std::int64_t>(options.shrink_seconds))});
+    book.adopt(known);
+    return book;
+}
+
+// The buckets found before this sweep: --known-buckets FILE's and, resumed, its file's.
+nlohmann::json known_buckets(const SweepOptions& options, const std::optional<nlohmann::json>& earlier) {
+    nlohmann::json known = nlohmann::json::array();
+    if (earlier && earlier->contains("buckets")) known = (*earlier)["buckets"];
+    if (const auto& path = options.known_buckets_path) {
+        const nlohmann::json file = parse_json_input(read_input_file(*path), *path);
+        if (const std::string problem = known_buckets_problem(file); !problem.empty())
+            throw UsageError(*path + ": not a list of buckets: " + problem);
+        join_buckets(known, file["buckets"]);
     }
-    report["timed"] =
-        timed_section(duration, options.seeds.last, stop, seed,
-                      nlohmann::json::array({timed_run(options.seeds.first, seed, seconds_since(started))}));
-    if (earlier) report = continued_result(*earlier, std::move(report));
+    return known;
+}
+
+// What a timed sweep ran and how to go on from it.
+void print_timed_end(const Program& program, const SweepOptions& options, const nlohmann::json& report, TimedStop stop,
+                     std::uint64_t seed) {
     const nlohmann::json& seeds = report["seeds"];
     std::printf("timed sweep: seeds %llu-%llu have run", static_cast<unsigned long long>(seeds[0].get<std::uint64_t>()),
                 static_cast<unsigned long long>(seeds[1].get<std::uint64_t>()));
@@ -168,8 +98,69 @@ int timed_sweep(const Program& program, const SweepOptions& options, const std::
         std::printf(stop == TimedStop::failure ? "; stopped at a failure\n" : ": every seed of the sweep\n");
     }
     std::fflush(stdout);
-    if (options.json_path) write_atomically(*options.json_path, report.dump(1) + "\n");
-    return stop == TimedStop::failure ? 1 : 0;
+}
+
+// Seed after seed, every suite's cases of each, until the time is up (checked between
+// seeds), a case fails (unless --keep-going) or the last seed ran. `earlier`: the result
+// this run continues.
+int timed_sweep(const Program& program, const SweepOptions& options, const std::optional<nlohmann::json>& earlier,
+                const nlohmann::json& known) {
+    const std::uint64_t duration = *options.duration_seconds;
+    std::printf("moqsim sweep: seeds from %llu (at most to %llu) for %llu s, %s\n",
+                static_cast<unsigned long long>(options.seeds.first),
+                static_cast<unsigned long long>(options.seeds.last), static_cast<unsigned long long>(duration),
+                settings_line(options).c_str());
+    std::fflush(stdout);
+    BucketBook book = new_book(options, known);
+    const SweepContext context{program, options, book};
+    std::vector<SuiteTally> tallies;
+    for (const properties::Suite* suite : options.suites) tallies.emplace_back(context, *suite);
+    const Clock::time_point started = Clock::now();
+    const Clock::time_point deadline = started + std::chrono::seconds(duration);
+    TimedProgress progress(duration);
+    std::uint64_t cases_run = 0;
+    std::uint64_t seed = options.seeds.first;
+    TimedStop stop = TimedStop::finished;
+    for (;; ++seed) {
+        for (std::size_t chosen = 0; chosen < options.suites.size() && stop != TimedStop::failure; ++chosen) {
+            SuiteTally& tally = tallies[chosen];
+            const Clock::time_point suite_started = Clock::now();
+            for (std::uint64_t index = 0; index < options.cases[chosen]; ++index) {
+                const bool passed = tally.run_case(seed, index);
+                progress.advance(seed, ++cases_run, book.size());
+                if (!passed && !options.keep_going) {
+                    stop = TimedStop::failure;
+                    break;
+                }
+            }
+            tally.add_seconds(seconds_since(suite_started));
+        }
+        if (stop == TimedStop::failure || seed == options.seeds.last) break;
+        if (Clock::now() >= deadline) {
+            stop = TimedStop::time;
+            break;
+        }
+    }
+    progress.finish();
+
+    bool same = true;
+    for (SuiteTally& tally : tallies) same = tally.replay_failures() && same;
+    nlohmann::json report = new_sweep_result(sweep_settings(options));
+    report["seeds"] = {options.seeds.first, seed};
+    for (std::size_t chosen = 0; chosen < options.suites.size(); ++chosen) {
+        report["suites"].push_back(tallies[chosen].result(options.cases[chosen]));
+        print_suite_result(report["suites"].back());
+    }
+    report["buckets"] = book.buckets();
+    report["timed"] = timed_section(
+        duration, options.seeds.last, stop, seed,
+        nlohmann::json::array({timed_run(options.seeds.first, seed, seconds_since(started))}), options.keep_going);
+    if (earlier) report = continued_result(*earlier, std::move(report));
+    print_timed_end(program, options, report, stop, seed);
+    write_result(program, options, report);
+    bool failed = !same;
+    for (const SuiteTally& tally : tallies) failed = failed || tally.failed() != 0;
+    return failed ? 1 : 0;
 }
 
 }  // namespace
@@ -182,10 +173,14 @@ int sweep(const Program& program, const std::vector<std::string>& arguments) {
         resume_options(options, *earlier, *options.resume_path);
     }
     if (options.mutant) activate_mutant(*options.mutant);
-    if (options.json_path) check_writable(*options.json_path, "--json");
+    if (options.json_path) {
+        check_writable(*options.json_path, "--json");
+        check_bucket_case_folder(*options.json_path);
+    }
     if (options.json_path && options.site_hits_path)
         check_different_files("--json", *options.json_path, "--site-hits", *options.site_hits_path);
-    if (options.duration_seconds) return timed_sweep(program, options, earlier);
+    const nlohmann::json known = known_buckets(options, earlier);
+    if (options.duration_seconds) return timed_sweep(program, options, earlier, known);
     const nlohmann::json settings = sweep_settings(options);
     std::optional<SiteHits> site_hits;
     if (options.site_hits_path) site_hits.emplace(*options.site_hits_path, settings);
@@ -199,31 +194,36 @@ int sweep(const Program& program, const std::vector<std::string>& arguments) {
     std::fflush(stdout);
 
     nlohmann::json report = new_sweep_result(settings);
-    bool any_failed = false;
+    bool same = true;
+    BucketBook book = new_book(options, known);
+    const SweepContext context{program, options, book};
+    std::vector<SuiteTally> tallies;
     for (std::size_t chosen = 0; chosen < options.suites.size(); ++chosen) {
         const properties::Suite* suite = options.suites[chosen];
         const std::uint64_t cases = options.cases[chosen];
         const std::uint64_t total = seeds.count() * cases;
         Progress progress(std::string(suite->name()), shard_share(total, shard));
-        SuiteTally tally;
+        SuiteTally& tally = tallies.emplace_back(context, *suite);
         const Clock::time_point started = Clock::now();
         if (site_hits) site_hits->start_suite();
         for (std::uint64_t ordinal = shard.index; ordinal < total; ordinal += shard.total) {
-            const bool passed =
-                tally.run_case(program, options, *suite, seeds.first + ordinal / cases, ordinal % cases);
-            progress.advance(tally.run);
-            if (!passed && (!options.keep_going || tally.failed >= 10)) break;
+            const bool passed = tally.run_case(seeds.first + ordinal / cases, ordinal % cases);
+            progress.advance(tally.run(), book.size());
+            if (!passed && !options.keep_going) break;
         }
         progress.finish();
-        if (site_hits) site_hits->end_suite(suite->name(), cases, tally.run);
-        tally.seconds = seconds_since(started);
-        report["suites"].push_back(tally.result(*suite, cases));
+        if (site_hits) site_hits->end_suite(suite->name(), cases, tally.run());
+        tally.add_seconds(seconds_since(started));
+        same = tally.replay_failures() && same;
+        report["suites"].push_back(tally.result(cases));
         print_suite_result(report["suites"].back());
-        any_failed = any_failed || tally.failed != 0;
     }
-    if (options.json_path) write_atomically(*options.json_path, report.dump(1) + "\n");
+    report["buckets"] = book.buckets();
+    write_result(program, options, report);
     if (site_hits) site_hits->write();
-    return any_failed ? 1 : 0;
+    bool failed = !same;
+    for (const SuiteTally& tally : tallies) failed = failed || tally.failed() != 0;
+    return failed ? 1 : 0;
 }
 
 }  // namespace moq::cli

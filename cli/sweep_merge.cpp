@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli/args.hpp"
+#include "cli/buckets.hpp"
 #include "cli/sweep_result.hpp"
 
 namespace moq::cli {
@@ -31,6 +32,7 @@ void SweepMerge::add(const nlohmann::json& result, const std::string& label) {
         first_label_ = label;
         merged_ = result;
         merged_["suites"] = nlohmann::json::array();
+        merged_["buckets"] = nlohmann::json::array();
         merged_["shard"] = {{"merged", 0}, {"total", result["shard"]["total"]}};
         shard_labels_.assign(result["shard"]["total"].get<std::size_t>(), std::string());
     } else if (const std::string difference = sweep_difference(result, label, first_, first_label_);
@@ -43,6 +45,7 @@ void SweepMerge::add(const nlohmann::json& result, const std::string& label) {
                          " again (" + shard_labels_[index] + " is that shard)");
     shard_labels_[index] = label;
     merged_["shard"]["merged"] = merged_["shard"]["merged"].get<std::size_t>() + 1;
+    if (result.contains("buckets")) join_buckets(merged_["buckets"], result["buckets"]);
     for (const nlohmann::json& suite : result["suites"]) {
         const std::string name = suite["suite"].get<std::string>();
         if (!suites_.contains(name)) {

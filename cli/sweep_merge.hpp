@@ -1,6 +1,7 @@
 // The results of several shards of one sweep joined into one, as `moqsim merge` writes
 // it: each suite's counts and durations added up and its failures listed, in the order
-// the suites first appear; "shard" becomes {"merged": N, "total": T}. A pure function of
+// the suites first appear, and its buckets joined (same id: one bucket); "shard" becomes
+// {"merged": N, "total": T}. A pure function of
 // its inputs (UsageError for shards that do not make one sweep), so a fuzzer can call it.
 #pragma once
 

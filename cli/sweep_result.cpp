@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cli/args.hpp"
+#include "cli/buckets.hpp"
 #include "cli/json_input.hpp"
 #include "cli/shard.hpp"
 #include "cli/timed_sweep.hpp"
@@ -16,12 +17,6 @@
 namespace moq::cli {
 
 namespace {
-
-std::string digest_text(std::uint64_t digest) {
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(digest));
-    return text;
-}
 
 // A digest as digest_text writes it: 16 lowercase hexadecimal digits.
 std::optional<std::uint64_t> parse_digest_text(const nlohmann::json& value) {
@@ -95,6 +90,12 @@ std::string suite_problem(const nlohmann::json& suite, const std::string& where,
 }
 
 }  // namespace
+
+std::string digest_text(std::uint64_t digest) {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(digest));
+    return text;
+}
 
 nlohmann::json new_sweep_result(const nlohmann::json& settings) {
     nlohmann::json result = {{"format", "moqsim-sweep"}, {"version", 1}};
@@ -187,6 +188,7 @@ std::string sweep_result_problem(const nlohmann::json& result) {
         if (!names.insert(suite["suite"].get<std::string>()).second)
             return "suites[" + std::to_string(i) + "]: suite " + suite["suite"].dump() + " twice";
     }
+    if (auto problem = buckets_problem(result); !problem.empty()) return problem;
     if (result.contains("timed")) return timed_problem(result);
     return {};
 }

@@ -10,6 +10,7 @@
 //                "failures": [...]}]}
 //
 // A timed sweep's result adds "timed" (cli/timed_sweep.hpp), and its "seeds" are those it ran.
+// "buckets" (cli/buckets.hpp) sorts the failures; a result written before it has none.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,8 @@ std::uint64_t case_fingerprint(std::uint64_t seed, std::uint64_t index, bool pas
 // `total` (a suite's entry) with `more` (the same suite's entry of another shard, or of a
 // later run of a timed sweep) added: runs, verdicts, time, digest and failures.
 void add_suite_result(nlohmann::json& total, const nlohmann::json& more);
+// A digest as results write it: 16 lowercase hexadecimal digits.
+std::string digest_text(std::uint64_t digest);
 // `run` cases in `seconds`, as a rate; 0 when no time was measured.
 double cases_per_second(std::uint64_t run, double seconds);
 

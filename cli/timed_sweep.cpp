@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cli/buckets.hpp"
 #include "cli/sweep_result.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
@@ -59,11 +60,12 @@ std::string_view timed_stop_name(TimedStop stop) {
 }
 
 nlohmann::json timed_section(std::uint64_t duration_seconds, std::uint64_t until_seed, TimedStop stop,
-                             std::uint64_t last_seed, nlohmann::json runs) {
+                             std::uint64_t last_seed, nlohmann::json runs, bool keep_going) {
     return {{"duration_seconds", duration_seconds},
             {"until_seed", until_seed},
             {"stopped", timed_stop_name(stop)},
             {"next_seed", stop == TimedStop::time ? nlohmann::json(last_seed + 1) : nlohmann::json()},
+            {"keep_going", keep_going},
             {"runs", std::move(runs)}};
 }
 
@@ -96,6 +98,10 @@ std::string timed_problem(const nlohmann::json& result) {
         return "timed.next_seed: " + next.dump() + " after a sweep that ended";
     if (stop(TimedStop::finished) && whole(until) != last)
         return "timed.stopped: \"finished\" before until_seed " + until.dump();
+    // A result written before --keep-going was allowed here has no "keep_going": it stopped at a failure.
+    const nlohmann::json keep_going = timed.value("keep_going", nlohmann::json(false));
+    if (!keep_going.is_boolean()) return "timed.keep_going: " + keep_going.dump() + " is not true or false";
+    if (keep_going == true && stop(TimedStop::failure)) return "timed.stopped: \"failure\" in a sweep that keeps going";
     bool failed = false;
     for (const nlohmann::json& suite : result["suites"]) {
         failed = failed || whole(suite["failed"]) != 0;
@@ -104,7 +110,7 @@ std::string timed_problem(const nlohmann::json& result) {
             return "timed: suite " + suite["suite"].dump() + " ran " + suite["run"].dump() +
                    " cases, not every case of seeds " + result["seeds"].dump();
     }
-    if (failed != stop(TimedStop::failure))
+    if (keep_going == false && failed != stop(TimedStop::failure))
         return "timed.stopped: " + stopped.dump() + (failed ? " but a case failed" : " but no case failed");
     return runs_problem(timed.value("runs", nlohmann::json()), first, last);
 }
@@ -165,6 +171,7 @@ void resume_options(SweepOptions& options, const nlohmann::json& result, const s
     options.mutant = mutant;
     options.seeds = SeedRange{whole(timed["next_seed"]), whole(timed["until_seed"])};
     if (!options.duration_seconds) options.duration_seconds = whole(timed["duration_seconds"]);
+    options.keep_going = options.keep_going || timed.value("keep_going", false);
 }
 
 nlohmann::json continued_result(const nlohmann::json& earlier, nlohmann::json latest) {
@@ -176,6 +183,9 @@ nlohmann::json continued_result(const nlohmann::json& earlier, nlohmann::json la
     for (nlohmann::json& run : latest["timed"]["runs"]) runs.push_back(std::move(run));
     joined["timed"] = std::move(latest["timed"]);
     joined["timed"]["runs"] = std::move(runs);
+    nlohmann::json buckets = earlier.value("buckets", nlohmann::json::array());
+    join_buckets(buckets, latest.value("buckets", nlohmann::json::array()));
+    joined["buckets"] = std::move(buckets);
     return joined;
 }
 

@@ -3,7 +3,7 @@
 // named once with a count in range, the shard is one of its total; and the result the
 // sweep writes with them, every case of its shard run and passed, is one merge reads. A
 // timed sweep's (--duration) is not sharded, and its result after its first seed, stopped
-// by time or finished, reads back as a timed sweep's too.
+// by time or finished (and keeping going or not), reads back as a timed sweep's too.
 #pragma once
 
 #include <string>
@@ -40,8 +40,8 @@ inline void check_sweep_options(const cli::SweepOptions& options) {
     const std::string problem = cli::sweep_result_problem(result);
     if (!problem.empty()) finding("the sweep would write a result merge refuses: " + problem);
     if (!options.duration_seconds) return;
-    require(options.shard.total == 1 && !options.keep_going && !options.site_hits_path,
-            "a timed sweep with shards, --keep-going or --site-hits");
+    require(options.shard.total == 1 && !options.site_hits_path, "a timed sweep with shards or --site-hits");
+    require(options.shrink_seconds <= cli::max_shrink_seconds, "a shrink time out of range");
     require(*options.duration_seconds >= 1 && *options.duration_seconds <= cli::max_duration_seconds,
             "a duration out of range");
     // After its first seed: every suite's cases of that seed, then stopped by time (or
@@ -52,8 +52,9 @@ inline void check_sweep_options(const cli::SweepOptions& options) {
         result["suites"][i] = cli::sweep_suite_result(options.suites[i]->name(), options.cases[i], options.cases[i], 0,
                                                       1.0, 0, nlohmann::json::array());
     const cli::TimedStop stop = options.seeds.last == first ? cli::TimedStop::finished : cli::TimedStop::time;
-    result["timed"] = cli::timed_section(*options.duration_seconds, options.seeds.last, stop, first,
-                                         nlohmann::json::array({cli::timed_run(first, first, 1.0)}));
+    result["timed"] =
+        cli::timed_section(*options.duration_seconds, options.seeds.last, stop, first,
+                           nlohmann::json::array({cli::timed_run(first, first, 1.0)}), options.keep_going);
     if (const std::string timed = cli::sweep_result_problem(result); !timed.empty())
         finding("a timed sweep would write a result it cannot resume: " + timed);
 }

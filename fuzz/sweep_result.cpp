@@ -4,15 +4,18 @@
 // result or to shards of different sweeps. A finding: any other exception, a crash, a
 // sanitizer report, a hang; a result that reads but, written back as moqsim writes it,
 // does not read back equal; a merge whose counts do not add up to its shards', or whose
-// written file does not read back equal.
+// written file does not read back equal; merged buckets whose counts are not their
+// shards' sum, more of them than the shards had ids, or that no longer read as a sweep's.
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/args.hpp"
+#include "cli/buckets.hpp"
 #include "cli/sweep_merge.hpp"
 #include "cli/sweep_result.hpp"
 #include "fuzz/support.hpp"
@@ -41,6 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     moq::cli::SweepMerge merging;
     bool merging_all = true;
     std::map<std::string, std::uint64_t> runs;  // each suite's runs over the shards merged
+    std::set<std::string> ids;                  // every bucket's id over the shards merged
+    std::uint64_t bucketed = 0;                 // and their failures
     for (std::size_t i = 0; i < pieces.size(); ++i) {
         const std::string label = "result " + std::to_string(i);
         nlohmann::json result;
@@ -62,6 +67,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         for (const nlohmann::json& suite : result["suites"])
             runs[suite["suite"].get<std::string>()] += suite["run"].get<std::uint64_t>();
+        for (const nlohmann::json& bucket : result.value("buckets", nlohmann::json::array())) {
+            ids.insert(bucket["id"].get<std::string>());
+            bucketed += bucket["count"].get<std::uint64_t>();
+        }
     }
     if (!merging_all) return 0;
     nlohmann::json merged;
@@ -81,6 +90,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 "merged passed and failed do not add up to run");
         require(run <= seeds * suite["cases"].get<std::uint64_t>(), "a merge ran more cases than the sweep has");
     }
+    require(merged["buckets"].size() <= ids.size(), "the merge lists more buckets than its shards' ids");
+    std::uint64_t merged_bucketed = 0;
+    for (const nlohmann::json& bucket : merged["buckets"]) merged_bucketed += bucket["count"].get<std::uint64_t>();
+    require(merged_bucketed == bucketed, "the merged buckets' counts are not their shards' sum");
+    if (const std::string problem = moq::cli::buckets_problem(merged); !problem.empty())
+        moq::fuzz::finding("merged buckets do not read as a sweep's: " + problem);
     require(all_finite(merged), "a merged result holds a number JSON cannot write");
     require(nlohmann::json::parse(merged.dump(1) + "\n") == merged, "the merged result reads back as another");
     return 0;

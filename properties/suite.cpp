@@ -14,6 +14,15 @@ rc::Random case_random(std::uint64_t seed, std::uint64_t index) {
 
 int case_size(std::uint64_t index) { return static_cast<int>(index % 101); }
 
+std::vector<std::string> Suite::operation_kinds(const Case& value) const {
+    std::vector<std::string> kinds;
+    const nlohmann::json json = value.to_json();
+    if (!json.is_object() || !json.contains("steps") || !json["steps"].is_array()) return kinds;
+    for (const nlohmann::json& step : json["steps"])
+        if (step.is_array() && !step.empty() && step[0].is_string()) kinds.push_back(step[0].get<std::string>());
+    return kinds;
+}
+
 const std::vector<const Suite*>& suites() {
     static const std::vector<const Suite*> all{&waiter_suite(), &gate_suite(),   &group_suite(),
                                                &track_suite(),  &resume_suite(), &fanout_suite()};

@@ -59,6 +59,10 @@ public:
                                                          Mix mix = Mix::fixed) const = 0;
     // A stored case. Throws std::invalid_argument with a one-line reason.
     [[nodiscard]] virtual std::unique_ptr<Case> from_json(const nlohmann::json& value) const = 0;
+    // The kinds of `value`'s operations, in order ("poke", "open", "serve", ...): what a
+    // sweep sorts its failures by. By default the first element of each `[name, ...]` of
+    // the case's JSON "steps"; a suite that stores its steps otherwise says so.
+    [[nodiscard]] virtual std::vector<std::string> operation_kinds(const Case& value) const;
 };
 
 // Every suite, by name: waiter, gate, group, track, resume, fanout.
@@ -76,6 +80,8 @@ int case_size(std::uint64_t index);
 //   static nlohmann::json to_json(const V&);
 //   static V from_json(const nlohmann::json&);   // throws std::invalid_argument
 //   static std::string describe(const V&);
+// and, if its JSON steps are not `[name, ...]` arrays:
+//   static std::vector<std::string> operation_kinds(const V&);
 template <class V, class Traits>
 class TypedCase final : public Case {
 public:
@@ -96,6 +102,7 @@ public:
         }
         return nullptr;
     }
+    [[nodiscard]] V value() const { return shrinkable_.value(); }
 
 private:
     rc::Shrinkable<V> shrinkable_;
@@ -116,6 +123,13 @@ public:
     }
     [[nodiscard]] std::unique_ptr<Case> from_json(const nlohmann::json& value) const override {
         return std::make_unique<TypedCase<V, Traits>>(rc::shrinkable::just(Traits::from_json(value)));
+    }
+    [[nodiscard]] std::vector<std::string> operation_kinds(const Case& value) const override {
+        if constexpr (requires(const V& typed) { Traits::operation_kinds(typed); }) {
+            if (const auto* typed = dynamic_cast<const TypedCase<V, Traits>*>(&value))
+                return Traits::operation_kinds(typed->value());
+        }
+        return Suite::operation_kinds(value);
     }
 
 private:

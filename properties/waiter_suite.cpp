@@ -247,6 +247,13 @@ struct Traits {
 
     static nlohmann::json to_json(const WaiterCase& value) { return value; }
 
+    // Stored as objects ({"op": "register", ...}), not [name, ...] arrays.
+    static std::vector<std::string> operation_kinds(const WaiterCase& value) {
+        std::vector<std::string> kinds;
+        for (const Step& step : value.steps) kinds.emplace_back(op_name(step.op));
+        return kinds;
+    }
+
     static WaiterCase from_json(const nlohmann::json& json) {
         auto value = read_case<WaiterCase>(json, "waiter");
         for (const Step& step : value.steps) {

@@ -19,6 +19,8 @@ What a file holds:
 docs/TESTING.md lists every case; bad_input_test.py --write-doc rewrites that list.
 """
 
+import json
+
 DELETE = "<delete>"
 
 # The inputs the cases change, each made by one moqsim run: NAME -> (env, args); the file is
@@ -67,6 +69,29 @@ def stopped(**change):
 def shard_1(**change):
     """Shard 0 of the gate sweep and, as b.json, shard 1 with `change` made to it."""
     return {**SHARD_0, "b.json": {"fixture": "gate 1 of 2", "set": change}}
+
+
+def bucket_id(rule, check, suite, signature):
+    """cli/buckets.cpp's bucket_id: FNV-1a 64 over the fields, each ended by 0x1f; 12 hex digits."""
+    value = 0xcbf29ce484222325
+    for field in [rule, check, suite, *signature]:
+        for byte in field.encode() + b"\x1f":
+            value = ((value ^ byte) * 0x100000001b3) % (1 << 64)
+    return f"{value:016x}"[:12]
+
+
+def bucket(**change):
+    """A bucket of the gate suite as a sweep writes one (its smallest case a gate case of no
+    step), with `change` made to it; the id follows a changed suite or signature."""
+    value = {"rule": "I1", "check": "violated", "suite": "gate", "signature": [], "count": 1,
+             "strategies": ["random"], "mixes": ["fixed"],
+             "first": {"seed": 1, "case": 1, "message": "I1: ...", "replay": "moqsim replay --suite gate --seed 1 --case 1"},
+             "smallest": {"seed": 1, "case": 1, "steps": 3, "complete": True,
+                          "saved": {"format": "moqsim-case", "version": 1, "suite": "gate",
+                                    "case": {"drive": "woken", "mode": "idle", "seed": 1, "steps": []}}}}
+    value.update(change)
+    value.setdefault("id", bucket_id(value["rule"], value["check"], value["suite"], value["signature"]))
+    return value
 
 
 CASES = [
@@ -202,8 +227,6 @@ CASES = [
     {"name": "duration past 30 days", "args": SWEEP + ["--duration", "721h"], "mentions": ["--duration", "'721h'"]},
     {"name": "duration beyond 64 bits", "args": SWEEP + ["--duration", "18446744073709551616s"],
      "mentions": ["'18446744073709551616s'"]},
-    {"name": "duration with --keep-going", "args": SWEEP + ["--duration", "1m", "--keep-going"],
-     "mentions": ["--keep-going"]},
     {"name": "duration with --site-hits", "args": SWEEP + ["--duration", "1m", "--site-hits", "hits.json"],
      "mentions": ["--site-hits"]},
     {"name": "duration on a shard", "args": SWEEP + ["--duration", "1m"],
@@ -239,8 +262,30 @@ CASES = [
     {"name": "resume of a sharded timed sweep", "args": ["sweep", "--resume", "r.json"],
      "files": stopped(**{"shard.total": 2, "suites.0.run": 6, "suites.0.passed": 6}),
      "mentions": ["r.json", "one shard of 1"]},
+    {"name": "resume of a sweep that keeps going yet stopped at a failure", "args": ["sweep", "--resume", "r.json"],
+     "files": stopped(**{"timed.keep_going": True, "timed.stopped": "failure", "timed.next_seed": None}),
+     "mentions": ["r.json", "keeps going"]},
+    {"name": "resume of a keep_going that is not true or false", "args": ["sweep", "--resume", "r.json"],
+     "files": stopped(**{"timed.keep_going": "yes"}), "mentions": ["r.json", "timed.keep_going"]},
     {"name": "resume of a cases digest that is not one", "args": ["sweep", "--resume", "r.json"],
      "files": stopped(**{"suites.0.cases_digest": "xyz"}), "mentions": ["r.json", "cases_digest", "xyz"]},
+    # Failures: how many are listed, how long a new bucket's case is shrunk, how often a case runs twice.
+    {"name": "max failures that is not a number", "args": SWEEP + ["--max-failures", "many"],
+     "mentions": ["--max-failures", "'many'"]},
+    {"name": "shrink seconds that are not a number", "args": SWEEP + ["--shrink-seconds", "x"],
+     "mentions": ["--shrink-seconds", "'x'"]},
+    {"name": "shrink seconds past an hour", "args": SWEEP + ["--shrink-seconds", "3601"],
+     "mentions": ["--shrink-seconds", "'3601'"]},
+    {"name": "negative recheck", "args": SWEEP + ["--recheck", "-1"], "mentions": ["--recheck", "'-1'"]},
+    {"name": "known buckets of a missing file", "args": SWEEP + ["--known-buckets", "gone.json"],
+     "mentions": ["'gone.json'"]},
+    {"name": "known buckets that are not buckets", "args": SWEEP + ["--known-buckets", "k.json"],
+     "files": {"k.json": {"text": '{"buckets": [1]}'}}, "mentions": ["k.json", "buckets[0]"]},
+    {"name": "known buckets of a bucket whose id is not its own", "args": SWEEP + ["--known-buckets", "k.json"],
+     "files": {"k.json": {"text": json.dumps({"buckets": [bucket(id="000000000000")]})}},
+     "mentions": ["k.json", "buckets[0].id"]},
+    {"name": "--json whose buckets' case folder is a file", "args": SWEEP + ["--json", "r.json"],
+     "files": {"r.json.cases": {"text": "notes\n"}}, "mentions": ["'r.json.cases'", "not a folder"]},
     # Output paths: refused before the run, and an existing file is left as it was.
     {"name": "empty --json", "args": SWEEP + ["--json", ""], "mentions": ["--json", "''"]},
     {"name": "--json in a missing folder", "args": SWEEP + ["--json", "missing/result.json"],
@@ -440,4 +485,28 @@ CASES = [
      "files": shard_1(**{"suites.0.seconds": 1.7e308}), "mentions": ["suites[0].seconds", "1.7e+308"]},
     {"name": "merge of a missing file", "args": ["merge", "a.json", "gone.json"], "files": SHARD_0,
      "mentions": ["'gone.json'"]},
+    # Buckets (cli/buckets.hpp): each field checked, a result without them still read.
+    {"name": "merge of buckets that are not a list", "args": ["merge", "a.json", "b.json"],
+     "files": shard_1(buckets={"id": "x"}), "mentions": ["b.json", "buckets: not a list"]},
+    {"name": "merge of a bucket of an unknown check", "args": ["merge", "a.json", "b.json"],
+     "files": shard_1(buckets=[bucket(check="flaky")]), "mentions": ["b.json", "buckets[0].check", "flaky"]},
+    {"name": "merge of a bucket whose id is not its own", "args": ["merge", "a.json", "b.json"],
+     "files": shard_1(buckets=[bucket(id="000000000000")]), "mentions": ["b.json", "buckets[0].id"]},
+    {"name": "merge of a bucket of a suite the sweep did not run", "args": ["merge", "a.json", "b.json"],
+     "files": shard_1(buckets=[bucket(suite="track")]), "mentions": ["b.json", "buckets[0].suite", "track"]},
+    {"name": "merge of a bucket of more failures than cases run", "args": ["merge", "a.json", "b.json"],
+     "files": shard_1(buckets=[bucket(count=3)]), "mentions": ["b.json", "buckets[0].count"]},
+    {"name": "merge of a bucket whose strategies are not sorted", "args": ["merge", "a.json", "b.json"],
+     "files": shard_1(buckets=[bucket(strategies=["random", "pct"])]), "mentions": ["b.json", "buckets[0].strategies"]},
+    {"name": "merge of a bucket whose smallest case is not a case", "args": ["merge", "a.json", "b.json"],
+     "files": shard_1(buckets=[bucket(smallest={"seed": 1, "case": 1, "steps": 3, "complete": True,
+                                                "saved": {"format": "moqsim-case", "version": 1, "suite": "nosuch"}})]),
+     "mentions": ["b.json", "buckets[0].smallest.saved", "nosuch"]},
+    {"name": "merge of a bucket whose smallest case has other operations", "args": ["merge", "a.json", "b.json"],
+     "files": shard_1(buckets=[bucket(signature=["write"])]), "mentions": ["b.json", "buckets[0].smallest.saved",
+                                                                          "signature"]},
+    {"name": "merge of one bucket twice", "args": ["merge", "a.json", "b.json"],
+     "files": shard_1(buckets=[bucket(), bucket()]), "mentions": ["b.json", "buckets[1].id", "twice"]},
+    {"name": "merge --json whose buckets' case folder is a file", "args": ["merge", "a.json", "--json", "all.json"],
+     "files": {**SHARD_0, "all.json.cases": {"text": "notes\n"}}, "mentions": ["'all.json.cases'"]},
 ]

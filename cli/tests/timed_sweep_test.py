@@ -3,8 +3,10 @@
 A 1-second sweep runs some seeds and records the next; a resume from its result runs on
 from that seed; together they ran exactly the seeds of a plain sweep over the same range
 (the same runs and the same cases_digest, a sum over every case: a seed run twice or
-skipped changes both). A sweep whose range ends finishes, and neither it nor a sweep that
-stopped at a failure can be resumed. (The bad-input catalogue holds the other refusals.)
+skipped changes both). A sweep may keep going (--keep-going), and its resumption does too.
+A sweep whose range ends finishes, and neither it nor a sweep that stopped at a failure
+can be resumed. (The bad-input catalogue holds the other refusals; buckets_test.py runs a
+timed sweep that keeps going past real failures.)
 
 Usage: timed_sweep_test.py PATH/TO/moqsim. Ends with "timed sweeps: N passed, M failed".
 """
@@ -61,6 +63,16 @@ def main(argv):
         check("the two runs ran exactly its cases, no seed twice or skipped", got == expected,
               f"\n  timed: {got}\n  plain: {expected}")
         print(f"timed: seeds 1-{last}, then {last + 1}-{end}; {got}")
+
+        kept = work / "kept.json"
+        going = run(moqsim, "sweep", *SUITES, "--duration", "1s", "--keep-going", "--json", str(kept))
+        result = json.loads(kept.read_text())
+        check("a timed sweep may keep going past failures, and records that it does",
+              going.returncode == 0 and result["timed"]["keep_going"] is True and result["buckets"] == [],
+              going.stderr)
+        run(moqsim, "sweep", "--resume", str(kept), "--duration", "1s")
+        result = json.loads(kept.read_text())
+        check("its resumption keeps going too", result["timed"]["keep_going"] is True and len(result["timed"]["runs"]) == 2)
 
         bounded = work / "bounded.json"
         finished = run(moqsim, "sweep", *SUITES, "--seeds", "5-7", "--duration", "10m", "--json", str(bounded))

@@ -1,5 +1,9 @@
 """The deploy/ files as moqsim needs them, and the Kubernetes Job run for real, locally.
 
+soak-cronjob.yaml: the nightly soak, an Indexed Job of shards whose pods are run here
+as the Job would run them (a second each), then the merge CronJob's command, which must
+join them and refuse a missing shard; the merge runs after the soak's duration.
+soak-nightly.yml: scheduled, a shard matrix, the state restored and saved, the merge.
 sweep-job.yaml: an Indexed Job whose MOQSIM_SHARD_COUNT is its completions, whose pods
 write their results to the volume merge-job.yaml reads, running the image's moqsim. Its
 container's arguments are run here as each of its pods would run them (JOB_COMPLETION_INDEX
@@ -33,6 +37,94 @@ CHECKS_NAME = "deploy"
 def expand(text, env):
     """$(NAME) replaced by NAME's value, as Kubernetes expands a container's arguments."""
     return re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: env.get(m.group(1), m.group(0)), text)
+
+
+def cron_minute(schedule):
+    """The minute of the day a daily cron schedule ("M H * * *") runs at."""
+    minute, hour, *rest = schedule.split()
+    assert rest == ["*", "*", "*"], schedule
+    return int(hour) * 60 + int(minute)
+
+
+def duration_minutes(text):
+    return int(text[:-1]) * {"s": 1 / 60, "m": 1, "h": 60}[text[-1]]
+
+
+def check_soak_cronjob(check, root, moqsim, work):
+    """soak-cronjob.yaml: the Indexed soak's pods run as the Job would run them (a second,
+    a few cases a slice), then the merge CronJob's command joins their shards."""
+    documents = {(d["kind"], d["metadata"]["name"]): d
+                 for d in yaml.safe_load_all((root / "deploy/kubernetes/soak-cronjob.yaml").read_text())}
+    claim = documents[("PersistentVolumeClaim", "moqsim-soak")]
+    soak, merge = documents[("CronJob", "moqsim-soak")], documents[("CronJob", "moqsim-soak-merge")]
+    job = soak["spec"]["jobTemplate"]["spec"]
+    completions = job["completions"]
+    pod = job["template"]["spec"]
+    container = pod["containers"][0]
+    env = {e["name"]: e for e in container.get("env", [])}
+    check("the soak CronJob runs an Indexed Job of shards", job.get("completionMode") == "Indexed" and completions > 1)
+    check("its MOQSIM_SHARD_COUNT is the Job's completions",
+          env.get("MOQSIM_SHARD_COUNT", {}).get("value") == str(completions))
+    check("its JOB_COMPLETION_INDEX comes from the pod's completion index annotation",
+          env.get("JOB_COMPLETION_INDEX", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+          == "metadata.annotations['batch.kubernetes.io/job-completion-index']")
+    merge_pod = merge["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    claims = {v["persistentVolumeClaim"]["claimName"] for p in (pod, merge_pod) for v in p["volumes"]}
+    check("both CronJobs mount the soak's claim and run one image", claims == {claim["metadata"]["name"]} and
+          merge_pod["containers"][0]["image"] == container["image"])
+    duration = next(a for a in container["args"] if not a.startswith("--"))
+    check("the merge runs after the soak's duration", cron_minute(merge["spec"]["schedule"]) >=
+          cron_minute(soak["spec"]["schedule"]) + duration_minutes(duration), duration)
+    check("neither overlaps its last night's run",
+          all(c["spec"].get("concurrencyPolicy") == "Forbid" for c in (soak, merge)))
+
+    results = work / "soak"
+    results.mkdir()
+    mount = container["volumeMounts"][0]["mountPath"]
+    image_soak = container["command"][1]
+
+    def local(text):
+        # The mount first, where it stands as a path of its own (not inside .../soak.py).
+        text = re.sub(rf"(?<![\w.]){re.escape(mount)}(?![\w.])", str(results), text)
+        return text.replace(image_soak, str(root / "scripts/lib/soak.py")).replace("/usr/local/bin/moqsim", moqsim)
+
+    args = [local(a) for a in container["args"] if a != duration] + ["1s", "--cases=20"]
+    statuses = []
+    for index in range(completions):
+        pod_env = clean_environment({"JOB_COMPLETION_INDEX": str(index),
+                                     "MOQSIM_SHARD_COUNT": env["MOQSIM_SHARD_COUNT"]["value"]})
+        run = subprocess.run([local(container["command"][0]), local(image_soak), *args], env=pod_env,
+                             capture_output=True, text=True, check=False)
+        statuses.append((run.returncode, run.stderr.strip()[-200:]))
+    check("every soak pod passes", all(s == 0 for s, _ in statuses), str(statuses))
+    command = [local(part) for part in merge_pod["containers"][0]["command"]]
+    merged = subprocess.run(command, env=clean_environment(), capture_output=True, text=True, check=False)
+    check("the merge CronJob's command joins the shards and moves the state on",
+          merged.returncode == 0 and (results / "soak.html").is_file() and
+          json.loads((results / "soak-state.json").read_text())["next_seed"] > 10_000_000, merged.stderr)
+    (results / f"soak-shard-1-of-{completions}.json").unlink()
+    missing = subprocess.run(command, env=clean_environment(), capture_output=True, text=True, check=False)
+    check("the merge fails without a shard", missing.returncode == 2 and "missing" in missing.stderr, missing.stderr)
+    shutil.rmtree(results)
+
+
+def check_soak_workflow(check, root):
+    workflow = yaml.safe_load((root / "deploy/ci/soak-nightly.yml").read_text())
+    jobs = workflow["jobs"]
+    soak = jobs["soak"]
+    total = int(soak["env"]["GTEST_TOTAL_SHARDS"])
+    check("the nightly soak is scheduled", bool(workflow[True].get("schedule")))  # YAML reads `on` as true
+    check("the soak matrix has one job a shard", soak["strategy"]["matrix"]["shard"] == list(range(total)))
+    check("every soak shard runs to the end", soak["strategy"].get("fail-fast") is False)
+    runs = [step.get("run", "") for step in soak["steps"]]
+    check("each shard soaks its seeds from the restored state",
+          any("soak.py" in run for run in runs) and
+          any(step.get("uses", "").startswith("actions/cache/restore") for step in soak["steps"]))
+    merge = jobs["merge"]
+    check("the soak's merge waits for the shards, runs after a failing one and saves the state",
+          merge["needs"] == "soak" and "!cancelled()" in merge["if"] and
+          any("soak.py --merge" in step.get("run", "") for step in merge["steps"]) and
+          any(step.get("uses", "").startswith("actions/cache/save") for step in merge["steps"]))
 
 
 def main(argv):
@@ -107,7 +199,9 @@ def main(argv):
         check("the merge Job fails without a shard", missing.returncode == 2 and "shard 3" in missing.stderr,
               missing.stderr)
         shutil.rmtree(results)
+        check_soak_cronjob(check, root, moqsim, Path(work_dir))
 
+    check_soak_workflow(check, root)
     workflow = yaml.safe_load((root / "deploy/ci/sweep-matrix.yml").read_text())
     jobs = workflow["jobs"]
     sweep = jobs["sweep"]
@@ -124,6 +218,13 @@ def main(argv):
     check("the image is built from Debian 12", re.search(r"^FROM debian:bookworm\b", containerfile, re.M) is not None)
     check("its entrypoint is moqsim", 'ENTRYPOINT ["moqsim"]' in containerfile)
     check("it builds moqsim in release", "--buildtype=release" in containerfile)
+    # The soak's modules beside it: soak.py and each scripts/lib module it imports.
+    imported = [name for name in re.findall(r"^from (\w+) import", (root / "scripts/lib/soak.py").read_text(), re.M)
+                if (root / "scripts/lib" / f"{name}.py").exists()]
+    copied = re.search(r"^COPY (scripts/lib/\S+ )+/usr/local/lib/moqsim/", containerfile, re.M)
+    check("the image holds the soak, the modules it imports and Python",
+          copied is not None and all(f"scripts/lib/{name}.py" in copied.group(0) for name in ["soak", *imported]) and
+          re.search(r"install .*\bpython3\b", containerfile) is not None, str(imported))
     return check.finish()
 
 

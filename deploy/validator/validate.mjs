@@ -6,10 +6,14 @@
 //   node validate.mjs FILE.yaml...
 import { readFileSync } from "node:fs";
 import yaml from "js-yaml";
-import { Job } from "kubernetes-models/batch/v1";
+import { CronJob, Job } from "kubernetes-models/batch/v1";
 import { PersistentVolumeClaim } from "kubernetes-models/v1";
 
-const models = { "batch/v1 Job": Job, "v1 PersistentVolumeClaim": PersistentVolumeClaim };
+const models = {
+  "batch/v1 CronJob": CronJob,
+  "batch/v1 Job": Job,
+  "v1 PersistentVolumeClaim": PersistentVolumeClaim,
+};
 
 let status = 0;
 for (const file of process.argv.slice(2)) {

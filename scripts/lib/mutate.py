@@ -51,7 +51,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reports import write_reports  # noqa: E402
-from shard_env import VARIABLES as SHARD_VARIABLES, ShardError, shard_from_environment  # noqa: E402
+from shard_env import VARIABLES as SHARD_VARIABLES, ShardError, acknowledge_shard, shard_from_environment  # noqa: E402
 from site_location import site_location  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -175,13 +175,6 @@ def changed_lines(revision):
 def touches(mutant, changed):
     lines = changed.get(mutant["file"], set())
     return any(line in lines for line in range(mutant["line"], mutant["end_line"] + 1))
-
-
-def acknowledge_shard():
-    for variable in ("GTEST_SHARD_STATUS_FILE", "TEST_SHARD_STATUS_FILE"):
-        if os.environ.get(variable):
-            with open(os.environ[variable], "a", encoding="utf-8"):
-                pass
 
 
 # ---- running ----

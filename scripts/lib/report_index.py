@@ -4,7 +4,7 @@
 Usage: report_index.py REPORT_DIR
 
 For each report (mutation, site coverage, line and branch coverage, benchmarks, the last
-sweep) it links each of its files that exists, with a one-line summary read from the
+sweep, the last soak) it links each of its files that exists, with a one-line summary read from the
 report where there is one, and for a report not there yet names the script that makes it
 ("not generated yet: run scripts/coverage"). The page holds no date and nothing of the
 machine, so the same reports give the same page. Written atomically.
@@ -16,7 +16,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reports import write_reports  # noqa: E402
+from reports import html_page, write_reports  # noqa: E402
 
 
 def read_json(folder, name):
@@ -62,6 +62,14 @@ def sweep_summary(sweep):
     return f"{passed} passed, {failed} failed ({names}; seeds {seeds[0]}-{seeds[1]}, strategy {sweep['strategy']})"
 
 
+def soak_summary(soak):
+    cases = sum(entry["cases"] for entry in soak["combinations"])
+    buckets = len(soak["buckets"])
+    return (f"{cases:,} cases over {len(soak['combinations'])} combinations of suite, strategy and mix in "
+            f"{soak['duration_seconds']} s, seeds from {soak['seeds']['first']}: "
+            f"{buckets} bucket{'' if buckets == 1 else 's'}")
+
+
 def bench_summary(report):
     if isinstance(report, dict):  # scripts/bench --base: two revisions paired
         cases = report["cases"]
@@ -101,30 +109,19 @@ REPORTS = [
      [("sim.md", "table", None), ("sim.json", "rows", None)], None),
     ("Last sweep", "the result of the last seeded sweep (moqsim sweep --json)", "scripts/sweep",
      [("sweep.json", "result", None)], ("sweep.json", sweep_summary)),
+    ("Soak", "every suite under every strategy and mix on fresh seeds for a while: the cases run and "
+     "every bucket of failures, with its replay command and the timeline of its smallest case", "scripts/soak",
+     [("soak.html", "report (HTML)", None), ("soak.md", "table and buckets", None), ("soak.json", "result", None)],
+     ("soak.json", soak_summary)),
 ]
 
-PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>moqsim reports</title>
-<style>
-body {{ font-family: system-ui, sans-serif; max-width: 50em; margin: 2em auto; padding: 0 1em; line-height: 1.4; }}
-h2 {{ margin-bottom: 0.2em; }}
-.what {{ color: #555; margin-top: 0; }}
-.missing {{ color: #a33; }}
-.summary {{ font-weight: 600; }}
-</style>
-</head>
-<body>
-<h1>moqsim reports</h1>
-<p>Every report the scripts write into this folder. <code>scripts/report</code> rewrites the HTML
-mutation report and this page from the reports already here.</p>
-{sections}
-</body>
-</html>
+STYLE = """h2 { margin-bottom: 0.2em; }
+.what { color: #555; margin-top: 0; }
+.missing { color: #a33; }
+.summary { font-weight: 600; }
 """
+INTRO = """<p>Every report the scripts write into this folder. <code>scripts/report</code> rewrites the HTML
+mutation report and this page from the reports already here.</p>"""
 
 
 def exists(folder, target):
@@ -158,7 +155,8 @@ def section(folder, title, what, script, files, summary):
 
 
 def index_page(folder):
-    return PAGE.format(sections="\n".join(section(folder, *report) for report in REPORTS))
+    sections = "\n".join(section(folder, *report) for report in REPORTS)
+    return html_page("moqsim reports", f"{INTRO}\n{sections}", STYLE)
 
 
 def write_index(folder):

@@ -1,0 +1,63 @@
+// One suite's cases in a sweep: each run and counted into the suite's digest; a failure
+// printed with its replay command, listed (up to --max-failures) and sorted into a
+// bucket; one case in --recheck N run twice; and at the end every listed failure
+// replayed, which must give its digest again.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/bucket_book.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "properties/suite.hpp"
+
+namespace moq::cli {
+
+// The command that replays case `index` of `seed` as a sweep with these settings ran it.
+std::string replay_command(const Program& program, std::string_view suite, std::uint64_t seed, std::uint64_t index,
+                           sim::StrategyKind strategy, properties::Mix mix, const std::optional<std::string>& mutant);
+
+// What the sweep's suites share: its program, options and buckets.
+struct SweepContext {
+    const Program& program;
+    const SweepOptions& options;
+    BucketBook& book;
+};
+
+class SuiteTally {
+public:
+    SuiteTally(const SweepContext& context, const properties::Suite& suite) : context_(context), suite_(suite) {}
+
+    // Runs one case and counts it; false if it failed (printed, listed and bucketed).
+    bool run_case(std::uint64_t seed, std::uint64_t index);
+    // Every listed failure replayed once: false if one gave another digest (a
+    // nondeterministic failure, listed and bucketed).
+    bool replay_failures();
+
+    [[nodiscard]] std::uint64_t run() const { return run_; }
+    [[nodiscard]] std::uint64_t failed() const { return failed_; }
+    void add_seconds(double seconds) { seconds_ += seconds; }
+    [[nodiscard]] nlohmann::json result(std::uint64_t cases) const;
+
+private:
+    // A failure of case (seed, index): printed and listed while the list has room, and
+    // sorted into a bucket. `parted`: the runs of a nondeterministic one.
+    void record(std::uint64_t seed, std::uint64_t index, const properties::Case& value,
+                const properties::CaseOutcome& outcome, const std::optional<nlohmann::json>& parted);
+
+    const SweepContext& context_;
+    const properties::Suite& suite_;
+    std::uint64_t run_ = 0;
+    std::uint64_t failed_ = 0;
+    std::uint64_t digest_ = 0;  // the sum of the cases' fingerprints
+    double seconds_ = 0;
+    nlohmann::json failures_ = nlohmann::json::array();
+    bool told_cap_ = false;
+};
+
+}  // namespace moq::cli
