@@ -38,6 +38,16 @@ def expand(text, env):
     return re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: env.get(m.group(1), m.group(0)), text)
 
 
+def check_shard_matrix(check, job, label):
+    """A matrix job of GTEST_TOTAL_SHARDS shards: one job a shard index, each run to the
+    end. Returns the shard count."""
+    total = int(job["env"]["GTEST_TOTAL_SHARDS"])
+    check(f"{label} has one job a shard", job["strategy"]["matrix"]["shard"] == list(range(total)))
+    check(f"{label}: every shard runs to the end", job["strategy"].get("fail-fast") is False)
+    check(f"{label}: the shard index is the matrix's", job["env"]["GTEST_SHARD_INDEX"] == "${{ matrix.shard }}")
+    return total
+
+
 def run_lines(job):
     return [step["run"] for step in job.get("steps", []) if "run" in step]
 
@@ -71,10 +81,7 @@ def check_nightly(root, check):
                 for option in options.split():
                     check(f"nightly job {name}: {script} knows {option}", option in help_of.get(script, ""))
     shards = jobs["mutation"]
-    total = int(shards["env"]["GTEST_TOTAL_SHARDS"])
-    check("the mutation matrix has one job a shard", shards["strategy"]["matrix"]["shard"] == list(range(total)))
-    check("every mutation shard runs to the end", shards["strategy"].get("fail-fast") is False)
-    check("the mutation shard index is the matrix's", shards["env"]["GTEST_SHARD_INDEX"] == "${{ matrix.shard }}")
+    total = check_shard_matrix(check, shards, "the mutation matrix")
     check("each mutation shard keeps its result",
           any(f"mutation-shard-${{{{ matrix.shard }}}}-of-{total}.json" in str(step.get("with", {}).get("path"))
               for step in shards["steps"]))
@@ -172,11 +179,7 @@ def main(argv):
 
     workflow = yaml.safe_load((root / "deploy/ci/sweep-matrix.yml").read_text())
     jobs = workflow["jobs"]
-    sweep = jobs["sweep"]
-    total = int(sweep["env"]["GTEST_TOTAL_SHARDS"])
-    check("the CI matrix has one job a shard", sweep["strategy"]["matrix"]["shard"] == list(range(total)))
-    check("every shard runs to the end", sweep["strategy"].get("fail-fast") is False)
-    check("the shard index is the matrix's", sweep["env"]["GTEST_SHARD_INDEX"] == "${{ matrix.shard }}")
+    check_shard_matrix(check, jobs["sweep"], "the CI matrix")
     check("the merge job waits for the shards and runs after a failing one",
           jobs["merge"]["needs"] == "sweep" and "!cancelled()" in jobs["merge"]["if"])
     check("the merge job runs moqsim merge",
