@@ -213,7 +213,7 @@ class WakeFanout {
 public:
     WakeFanout(std::size_t workers, std::size_t waiters)
         : runtime_(std::make_unique<runtime::Runtime>(workers)), seen_(waiters, 0) {
-        tasks_.push_back(runtime_->spawn([this, pace = pace_.consume(), bumped = std::uint64_t{0},
+        tasks_.push_back(runtime_->spawn([pace = pace_.consume(), bumped = std::uint64_t{0},
                                           value = std::optional(kio::Producer<std::uint64_t>(value_))](
                                              const kio::Waiter& waiter) mutable -> kio::Poll<kio::Done> {
             for (;;) {

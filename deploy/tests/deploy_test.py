@@ -10,7 +10,10 @@ container's arguments are run here as each of its pods would run them (JOB_COMPL
 0 to completions - 1, $(VAR) expanded as the kubelet does, the volume a folder, fewer
 seeds and cases), and merge-job.yaml's command then merges them: it must pass with every
 shard and refuse a missing one. sweep-matrix.yml: the shard matrix is 0 to
-GTEST_TOTAL_SHARDS - 1 and the merge job waits for the sweep. Containerfile: built from
+GTEST_TOTAL_SHARDS - 1 and the merge job waits for the sweep. nightly.yml: scheduled, on
+Debian 12 with git before each checkout, every script it names exists with the options it
+passes, its mutation shards and their merge agree, and with .ci/run it runs every mode of
+scripts/check (a check no CI job runs rots unseen). Containerfile: built from
 Debian 12, moqsim its entrypoint. (deploy/validate checks the manifests against the
 Kubernetes API's schema.)
 
@@ -37,6 +40,72 @@ CHECKS_NAME = "deploy"
 def expand(text, env):
     """$(NAME) replaced by NAME's value, as Kubernetes expands a container's arguments."""
     return re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: env.get(m.group(1), m.group(0)), text)
+
+
+def check_shard_matrix(check, job, label):
+    """A matrix job of GTEST_TOTAL_SHARDS shards: one job a shard index, each run to the
+    end. Returns the shard count."""
+    total = int(job["env"]["GTEST_TOTAL_SHARDS"])
+    check(f"{label} has one job a shard", job["strategy"]["matrix"]["shard"] == list(range(total)))
+    check(f"{label}: every shard runs to the end", job["strategy"].get("fail-fast") is False)
+    check(f"{label}: the shard index is the matrix's", job["env"]["GTEST_SHARD_INDEX"] == "${{ matrix.shard }}")
+    return total
+
+
+def run_lines(job):
+    return [step["run"] for step in job.get("steps", []) if "run" in step]
+
+
+def check_nightly(root, check):
+    """nightly.yml: scheduled; every job on Debian 12 with git before its checkout; every
+    script it runs exists, with options the script names; the mutation shards and their
+    merge; and with .ci/run it runs every mode scripts/check has."""
+    workflow = yaml.safe_load((root / "deploy/ci/nightly.yml").read_text())
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    crons = [entry.get("cron", "") for entry in triggers.get("schedule") or []]
+    check("the nightly workflow runs on a schedule", len(crons) == 1 and len(crons[0].split()) == 5, str(crons))
+    check("and by hand", "workflow_dispatch" in triggers)
+    jobs = workflow["jobs"]
+    for name, job in jobs.items():
+        check(f"nightly job {name} runs on Debian 12", job.get("container") == "debian:bookworm")
+        steps = job["steps"]
+        checkout = [i for i, step in enumerate(steps) if str(step.get("uses", "")).startswith("actions/checkout")]
+        git = [i for i, step in enumerate(steps) if re.search(r"apt-get install .*\bgit\b", step.get("run", ""))]
+        check(f"nightly job {name} installs git before its checkout (a repository, not a tarball)",
+              len(checkout) == 1 and git and git[0] < checkout[0], str(steps))
+    help_of = {}
+    for name, job in jobs.items():
+        for command in run_lines(job):
+            for script, options in re.findall(r"\b(scripts/[\w-]+)((?:\s+--?[\w-]+)*)", command):
+                path = root / script
+                check(f"nightly job {name}: {script} exists", path.is_file() and os.access(path, os.X_OK))
+                if script not in help_of and path.is_file():
+                    help_of[script] = subprocess.run([str(path), "--help"], capture_output=True, text=True,
+                                                     check=False).stdout
+                for option in options.split():
+                    check(f"nightly job {name}: {script} knows {option}", option in help_of.get(script, ""))
+    shards = jobs["mutation"]
+    total = check_shard_matrix(check, shards, "the mutation matrix")
+    check("each mutation shard keeps its result",
+          any(f"mutation-shard-${{{{ matrix.shard }}}}-of-{total}.json" in str(step.get("with", {}).get("path"))
+              for step in shards["steps"]))
+    report = jobs["mutation-report"]
+    check("the mutation report waits for the shards and runs after a failing one",
+          report["needs"] == "mutation" and "!cancelled()" in report["if"])
+    check("the mutation report merges every shard",
+          any(f"scripts/mutate --merge reports/mutation-shard-*-of-{total}.json" in run for run in run_lines(report)))
+    ran = " ".join(run for job in jobs.values() for run in run_lines(job))
+    modes = set(re.findall(r"^\s+(--[a-z]+)\s", subprocess.run([str(root / "scripts/check"), "--help"],
+                                                              capture_output=True, text=True, check=False).stdout,
+                           re.M)) - {"--help"}
+    ci_run = set(re.findall(r"^run_check( --[a-z]+)?$", (root / ".ci/run").read_text(), re.M))
+    in_ci = {mode.strip() for mode in ci_run if mode}
+    # --fuzz is scripts/fuzz's short run: the nightly runs scripts/fuzz longer.
+    nightly = {mode for mode in modes if f"scripts/check {mode}" in ran or (mode == "--fuzz" and "scripts/fuzz" in ran)}
+    check(".ci/run runs the default check", "" in ci_run)
+    check("every mode of scripts/check runs in .ci/run or the nightly workflow",
+          len(modes) >= 5 and modes <= in_ci | nightly, f"modes {sorted(modes)}, .ci/run {sorted(in_ci)}, "
+          f"nightly {sorted(nightly)}")
 
 
 def cron_minute(schedule):
@@ -112,10 +181,8 @@ def check_soak_workflow(check, root):
     workflow = yaml.safe_load((root / "deploy/ci/soak-nightly.yml").read_text())
     jobs = workflow["jobs"]
     soak = jobs["soak"]
-    total = int(soak["env"]["GTEST_TOTAL_SHARDS"])
     check("the nightly soak is scheduled", bool(workflow[True].get("schedule")))  # YAML reads `on` as true
-    check("the soak matrix has one job a shard", soak["strategy"]["matrix"]["shard"] == list(range(total)))
-    check("every soak shard runs to the end", soak["strategy"].get("fail-fast") is False)
+    check_shard_matrix(check, soak, "the soak matrix")
     runs = [step.get("run", "") for step in soak["steps"]]
     check("each shard soaks its seeds from the restored state",
           any("soak.py" in run for run in runs) and
@@ -204,15 +271,13 @@ def main(argv):
     check_soak_workflow(check, root)
     workflow = yaml.safe_load((root / "deploy/ci/sweep-matrix.yml").read_text())
     jobs = workflow["jobs"]
-    sweep = jobs["sweep"]
-    total = int(sweep["env"]["GTEST_TOTAL_SHARDS"])
-    check("the CI matrix has one job a shard", sweep["strategy"]["matrix"]["shard"] == list(range(total)))
-    check("every shard runs to the end", sweep["strategy"].get("fail-fast") is False)
-    check("the shard index is the matrix's", sweep["env"]["GTEST_SHARD_INDEX"] == "${{ matrix.shard }}")
+    check_shard_matrix(check, jobs["sweep"], "the CI matrix")
     check("the merge job waits for the shards and runs after a failing one",
           jobs["merge"]["needs"] == "sweep" and "!cancelled()" in jobs["merge"]["if"])
     check("the merge job runs moqsim merge",
           any("moqsim merge" in step.get("run", "") for step in jobs["merge"]["steps"]))
+
+    check_nightly(root, check)
 
     containerfile = (root / "Containerfile").read_text()
     check("the image is built from Debian 12", re.search(r"^FROM debian:bookworm\b", containerfile, re.M) is not None)

@@ -1183,6 +1183,21 @@ def build(args):
                          " \\\n ".join(escape_make(i) for i in inputs) + "\n")
 
 
+# The flags of a mutants build (meson.build: -Dschemata=true) that decide which points
+# exist: the language standard and the switches the sources test with #if.
+LIST_FLAGS = ["-std=c++20", "-DMOQ_MUTANTS=1", "-DMOQ_SCHEMATA=1"]
+
+
+def generated_ids(root):
+    """Every generated mutant's id of core/kio and core/model, CompileError ones included
+    (their ids exist all the same), found by parsing alone: no build, no compile check."""
+    root = os.path.realpath(root)
+    files = core_files(root)
+    shared = oracle_headers(root)
+    flags = LIST_FLAGS + ["-I" + os.path.join(root, "core")]
+    return [p.id for p in parse_points(root, [f for f in files if f not in shared], flags)]
+
+
 def escape_make(path):
     return path.replace(" ", "\\ ")
 
@@ -1199,9 +1214,15 @@ def main():
     make.add_argument("--depfile-target", help="the output the depfile names (the first one)")
     make.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     make.add_argument("--no-check", action="store_true", help="skip the compile check")
+    ids = sub.add_parser("ids", help="print every generated mutant's id, one a line, without a build")
+    ids.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."),
+                     help="the project's source root (default: this script's repository)")
     args = parser.parse_args()
     try:
-        build(args)
+        if args.command == "ids":
+            print("\n".join(generated_ids(args.root)))
+        else:
+            build(args)
     except UsageError as error:
         print(f"mutagen: {error}", file=sys.stderr)
         sys.exit(2)

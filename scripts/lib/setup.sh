@@ -16,11 +16,16 @@ MOQ_PACKAGES=(
     # needs Debian's python3 with scipy.
     libbenchmark-tools python3-scipy python3-numpy
     gcovr valgrind python3
+    # scripts/bench --base (a worktree of the other revision), scripts/mutate --changed,
+    # the format check of the changed files and their tests read the repository with git.
+    git
     # deploy/tests/deploy_test.py reads the Kubernetes and CI manifests.
     python3-yaml
     nodejs npm chromium
     # scripts/mutate's generator (scripts/lib/mutagen.py) parses the core with libclang.
     python3-clang-14 libclang1-14
+    # scripts/check's format check of the changed C++ files.
+    clang-format-14
 )
 
 # The second compiler and its tools, installed only by the modes that use them
@@ -201,7 +206,7 @@ moq_npm_install() {
         mkdir -p "$cache"
         cp "$pinned/package.json" "$pinned/package-lock.json" "$cache/"
         log=$(mktemp)
-        if ! (cd "$cache" && npm ci --ignore-scripts --no-audit --no-fund) >"$log" 2>&1 || [[ ! -f $wanted ]]; then
+        if ! (cd "$cache" && npm ci --engine-strict --ignore-scripts --no-audit --no-fund) >"$log" 2>&1 || [[ ! -f $wanted ]]; then
             tail -n 20 "$log" >&2
             rm -f "$log" "$cache/package-lock.json"
             echo "moqsim: could not install $label (npm ci in ${cache#"$MOQ_ROOT"/}/)" >&2
