@@ -62,6 +62,54 @@ void write_timeline(const std::string& path, const std::string& label, sim::Stra
     write_atomically(path, render_timeline(sim::trace_json_lines(outcome.trace), heading));
 }
 
+// The case to replay: a saved one, or a seed's, with where it came from.
+struct ChosenCase {
+    const properties::Suite* suite = nullptr;
+    std::unique_ptr<properties::Case> value;
+    sim::StrategyKind strategy = sim::StrategyKind::random;
+    CorpusOrigin origin;
+    std::string label;
+};
+
+ChosenCase choose_case(const ReplayOptions& options) {
+    ChosenCase chosen;
+    if (options.file) {
+        CorpusCase stored = read_corpus_file(*options.file);
+        chosen.suite = stored.suite;
+        chosen.value = std::move(stored.value);
+        chosen.strategy = stored.strategy;
+        chosen.origin = stored.origin;
+        chosen.label = *options.file;
+    } else {
+        chosen.suite = options.suite;
+        chosen.origin.seed = options.seed;
+        chosen.origin.index = options.index;
+        chosen.origin.mutant = options.mutant;
+        chosen.origin.mix = options.mix;
+        chosen.value = chosen.suite->generate(options.seed, options.index, options.mix);
+        chosen.label =
+            std::string(chosen.suite->name()) + " seed " + std::to_string(options.seed) + " case " +
+            std::to_string(options.index) +
+            (options.mix == properties::Mix::fixed ? ""
+                                                   : " (" + std::string(properties::mix_name(options.mix)) + " mix)");
+    }
+    if (options.strategy) chosen.strategy = *options.strategy;
+    return chosen;
+}
+
+void write_trace(const std::string& path, const properties::CaseOutcome& outcome, const ReplayOptions& options,
+                 FILE* report) {
+    const TraceFormat format = trace_format_for(options.trace_format, path, isatty(STDOUT_FILENO) != 0);
+    const std::string text = trace_in_format(outcome.trace, format);
+    if (path == standard_output) {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+    } else {
+        write_atomically(path, text);
+        std::fprintf(report, "trace: %zu events written to %s\n", outcome.trace.size(), path.c_str());
+    }
+}
+
 }  // namespace
 
 int replay(const Program&, const std::vector<std::string>& arguments) {
@@ -70,72 +118,37 @@ int replay(const Program&, const std::vector<std::string>& arguments) {
     const bool trace_to_stdout = options.trace_path == standard_output;
     check_output_files(options, trace_to_stdout);
 
-    const properties::Suite* suite = nullptr;
-    std::unique_ptr<properties::Case> chosen;
-    sim::StrategyKind strategy = sim::StrategyKind::random;
-    CorpusOrigin origin;
-    std::string label;
-    if (options.file) {
-        CorpusCase stored = read_corpus_file(*options.file);
-        suite = stored.suite;
-        chosen = std::move(stored.value);
-        strategy = stored.strategy;
-        origin = stored.origin;
-        label = *options.file;
-    } else {
-        suite = options.suite;
-        origin.seed = options.seed;
-        origin.index = options.index;
-        origin.mutant = options.mutant;
-        origin.mix = options.mix;
-        chosen = suite->generate(options.seed, options.index, options.mix);
-        label =
-            std::string(suite->name()) + " seed " + std::to_string(options.seed) + " case " +
-            std::to_string(options.index) +
-            (options.mix == properties::Mix::fixed ? ""
-                                                   : " (" + std::string(properties::mix_name(options.mix)) + " mix)");
-    }
-    if (options.strategy) strategy = *options.strategy;
+    ChosenCase chosen = choose_case(options);
+    const sim::StrategyKind strategy = chosen.strategy;
     const properties::RunSettings settings{strategy,
                                            options.trace_path.has_value() || options.timeline_path.has_value()};
-
-    properties::CaseOutcome outcome = chosen->run(settings);
+    properties::CaseOutcome outcome = chosen.value->run(settings);
     // With the trace on standard output, what replay says goes to standard error.
     FILE* report = trace_to_stdout ? stderr : stdout;
-    std::fprintf(report, "replay: %s (%s): %s\n  digest %016llx, %llu steps\n  case: %s\n", label.c_str(),
+    std::fprintf(report, "replay: %s (%s): %s\n  digest %016llx, %llu steps\n  case: %s\n", chosen.label.c_str(),
                  std::string(sim::strategy_name(strategy)).c_str(),
                  outcome.ok ? "passed" : ("FAILED: " + outcome.message).c_str(),
                  static_cast<unsigned long long>(outcome.digest), static_cast<unsigned long long>(outcome.steps),
-                 chosen->describe().c_str());
+                 chosen.value->describe().c_str());
 
     if (options.shrink) {
         if (outcome.ok) {
             std::fprintf(report, "shrink: the case passes; nothing to minimise\n");
         } else {
-            Shrunk shrunk = shrink(*chosen, properties::RunSettings{strategy, false});
+            Shrunk shrunk = shrink(*chosen.value, properties::RunSettings{strategy, false});
             std::fprintf(report, "shrink: %zu steps to: %s\n  which fails: %s\n", shrunk.steps,
                          shrunk.smallest->describe().c_str(), shrunk.outcome.message.c_str());
-            chosen = std::move(shrunk.smallest);
-            outcome = chosen->run(settings);
+            chosen.value = std::move(shrunk.smallest);
+            outcome = chosen.value->run(settings);
         }
     }
-    if (const auto& path = options.trace_path) {
-        const TraceFormat format = trace_format_for(options.trace_format, *path, isatty(STDOUT_FILENO) != 0);
-        const std::string text = trace_in_format(outcome.trace, format);
-        if (trace_to_stdout) {
-            std::fwrite(text.data(), 1, text.size(), stdout);
-            std::fflush(stdout);
-        } else {
-            write_atomically(*path, text);
-            std::fprintf(report, "trace: %zu events written to %s\n", outcome.trace.size(), path->c_str());
-        }
-    }
+    if (const auto& path = options.trace_path) write_trace(*path, outcome, options, report);
     if (const auto& path = options.timeline_path) {
-        write_timeline(*path, label, strategy, options.mutant, *chosen, outcome);
+        write_timeline(*path, chosen.label, strategy, options.mutant, *chosen.value, outcome);
         std::fprintf(report, "timeline: %zu events drawn in %s\n", outcome.trace.size(), path->c_str());
     }
     if (const auto& path = options.save_path) {
-        write_corpus_file(*path, *suite, *chosen, strategy, origin, outcome);
+        write_corpus_file(*path, *chosen.suite, *chosen.value, strategy, chosen.origin, outcome);
         std::fprintf(report, "saved: %s (every test run replays it; it fails until the bug is gone)\n", path->c_str());
     }
     return outcome.ok ? 0 : 1;

@@ -37,15 +37,51 @@ bool all_finite(const nlohmann::json& json) {
     return true;
 }
 
+// What the shards added up to, for the merge to be checked against.
+struct ShardTotals {
+    std::map<std::string, std::uint64_t> runs;  // each suite's runs over the shards merged
+    std::set<std::string> ids;                  // every bucket's id over the shards merged
+    std::uint64_t bucketed = 0;                 // and their failures
+
+    void add(const nlohmann::json& result) {
+        for (const nlohmann::json& suite : result["suites"])
+            runs[suite["suite"].get<std::string>()] += suite["run"].get<std::uint64_t>();
+        for (const nlohmann::json& bucket : result.value("buckets", nlohmann::json::array())) {
+            ids.insert(bucket["id"].get<std::string>());
+            bucketed += bucket["count"].get<std::uint64_t>();
+        }
+    }
+};
+
+void check_merged(const nlohmann::json& merged, std::size_t shards, ShardTotals& totals) {
+    require(merged["shard"]["merged"] == shards, "the merge counts another number of shards");
+    require(merged["shard"]["merged"] == merged["shard"]["total"], "a merge with a shard missing");
+    require(merged["suites"].size() == totals.runs.size(), "the merge lists another number of suites");
+    const std::uint64_t seeds = merged["seeds"][1].get<std::uint64_t>() - merged["seeds"][0].get<std::uint64_t>() + 1;
+    for (const nlohmann::json& suite : merged["suites"]) {
+        const auto run = suite["run"].get<std::uint64_t>();
+        require(run == totals.runs[suite["suite"].get<std::string>()], "a suite's merged runs are not its shards' sum");
+        require(suite["passed"].get<std::uint64_t>() + suite["failed"].get<std::uint64_t>() == run,
+                "merged passed and failed do not add up to run");
+        require(run <= seeds * suite["cases"].get<std::uint64_t>(), "a merge ran more cases than the sweep has");
+    }
+    require(merged["buckets"].size() <= totals.ids.size(), "the merge lists more buckets than its shards' ids");
+    std::uint64_t merged_bucketed = 0;
+    for (const nlohmann::json& bucket : merged["buckets"]) merged_bucketed += bucket["count"].get<std::uint64_t>();
+    require(merged_bucketed == totals.bucketed, "the merged buckets' counts are not their shards' sum");
+    if (const std::string problem = moq::cli::buckets_problem(merged); !problem.empty())
+        moq::fuzz::finding("merged buckets do not read as a sweep's: " + problem);
+    require(all_finite(merged), "a merged result holds a number JSON cannot write");
+    require(nlohmann::json::parse(merged.dump(1) + "\n") == merged, "the merged result reads back as another");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::vector<std::string> pieces = moq::fuzz::split(moq::fuzz::as_text(data, size), "\n---\n");
     moq::cli::SweepMerge merging;
     bool merging_all = true;
-    std::map<std::string, std::uint64_t> runs;  // each suite's runs over the shards merged
-    std::set<std::string> ids;                  // every bucket's id over the shards merged
-    std::uint64_t bucketed = 0;                 // and their failures
+    ShardTotals totals;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
         const std::string label = "result " + std::to_string(i);
         nlohmann::json result;
@@ -65,12 +101,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             merging_all = false;
             continue;
         }
-        for (const nlohmann::json& suite : result["suites"])
-            runs[suite["suite"].get<std::string>()] += suite["run"].get<std::uint64_t>();
-        for (const nlohmann::json& bucket : result.value("buckets", nlohmann::json::array())) {
-            ids.insert(bucket["id"].get<std::string>());
-            bucketed += bucket["count"].get<std::uint64_t>();
-        }
+        totals.add(result);
     }
     if (!merging_all) return 0;
     nlohmann::json merged;
@@ -79,24 +110,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const moq::cli::UsageError&) {
         return 0;
     }
-    require(merged["shard"]["merged"] == pieces.size(), "the merge counts another number of shards");
-    require(merged["shard"]["merged"] == merged["shard"]["total"], "a merge with a shard missing");
-    require(merged["suites"].size() == runs.size(), "the merge lists another number of suites");
-    const std::uint64_t seeds = merged["seeds"][1].get<std::uint64_t>() - merged["seeds"][0].get<std::uint64_t>() + 1;
-    for (const nlohmann::json& suite : merged["suites"]) {
-        const auto run = suite["run"].get<std::uint64_t>();
-        require(run == runs[suite["suite"].get<std::string>()], "a suite's merged runs are not its shards' sum");
-        require(suite["passed"].get<std::uint64_t>() + suite["failed"].get<std::uint64_t>() == run,
-                "merged passed and failed do not add up to run");
-        require(run <= seeds * suite["cases"].get<std::uint64_t>(), "a merge ran more cases than the sweep has");
-    }
-    require(merged["buckets"].size() <= ids.size(), "the merge lists more buckets than its shards' ids");
-    std::uint64_t merged_bucketed = 0;
-    for (const nlohmann::json& bucket : merged["buckets"]) merged_bucketed += bucket["count"].get<std::uint64_t>();
-    require(merged_bucketed == bucketed, "the merged buckets' counts are not their shards' sum");
-    if (const std::string problem = moq::cli::buckets_problem(merged); !problem.empty())
-        moq::fuzz::finding("merged buckets do not read as a sweep's: " + problem);
-    require(all_finite(merged), "a merged result holds a number JSON cannot write");
-    require(nlohmann::json::parse(merged.dump(1) + "\n") == merged, "the merged result reads back as another");
+    check_merged(merged, pieces.size(), totals);
     return 0;
 }

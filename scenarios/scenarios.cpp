@@ -81,28 +81,51 @@ RunResult cell_scenario(const Options& options) {
     return judged(std::move(result), wrong);
 }
 
+// Writes the frames, those named "chunked" in two chunks with a switch between them.
+void write_frames(Task& task, model::GroupProducer& producer, const std::vector<std::string>& frames) {
+    for (const std::string& frame : frames) {
+        if (frame.find("chunked") != std::string::npos) {
+            producer.start_frame(frame.size());
+            task.yield();
+            producer.write_chunk(std::string_view(frame).substr(0, 4));
+            task.yield();
+            producer.write_chunk(std::string_view(frame).substr(4));
+            producer.end_frame();
+        } else {
+            producer.write_frame(frame);
+        }
+        task.yield();
+    }
+    producer.finish();
+}
+
+// Reads every frame chunk by chunk, as a stream of its bytes.
+void read_chunked(Executor& executor, Task& task, model::GroupConsumer& consumer, std::vector<std::string>& streamed) {
+    for (;;) {
+        auto next = task.wait([&](const kio::Waiter& waiter) { return consumer.poll_next_frame(waiter); });
+        if (!next.is_item()) return answered_end(executor, "next_frame", next);
+        model::FrameReader reader = std::move(next.item());
+        std::string bytes;
+        for (;;) {
+            auto chunk = task.wait([&](const kio::Waiter& waiter) { return reader.poll_read_chunk(waiter); });
+            if (!chunk.is_item()) {
+                answered_end(executor, "chunk", chunk);
+                break;
+            }
+            answered(executor, "chunk", static_cast<std::int64_t>(streamed.size()), chunk.item());
+            bytes += chunk.item();
+        }
+        streamed.push_back(bytes);
+    }
+}
+
 // One writer streams whole and chunked frames; three readers read them three ways.
 RunResult group_scenario(const Options& options) {
     Executor executor{options};
     model::GroupProducer producer{1};
     const std::vector<std::string> frames{"alpha", "bravo-chunked", "c", "delta-chunked", "echo"};
     std::vector<std::string> whole, batched, streamed;
-    executor.spawn("writer", [&](Task& task) {
-        for (const std::string& frame : frames) {
-            if (frame.find("chunked") != std::string::npos) {
-                producer.start_frame(frame.size());
-                task.yield();
-                producer.write_chunk(std::string_view(frame).substr(0, 4));
-                task.yield();
-                producer.write_chunk(std::string_view(frame).substr(4));
-                producer.end_frame();
-            } else {
-                producer.write_frame(frame);
-            }
-            task.yield();
-        }
-        producer.finish();
-    });
+    executor.spawn("writer", [&](Task& task) { write_frames(task, producer, frames); });
     executor.spawn("whole", [&, consumer = producer.consume()](Task& task) mutable {
         for (;;) {
             auto next = task.wait([&](const kio::Waiter& waiter) { return consumer.poll_read_frame(waiter); });
@@ -122,22 +145,7 @@ RunResult group_scenario(const Options& options) {
         }
     });
     executor.spawn("streamed", [&, consumer = producer.consume()](Task& task) mutable {
-        for (;;) {
-            auto next = task.wait([&](const kio::Waiter& waiter) { return consumer.poll_next_frame(waiter); });
-            if (!next.is_item()) return answered_end(executor, "next_frame", next);
-            model::FrameReader reader = std::move(next.item());
-            std::string bytes;
-            for (;;) {
-                auto chunk = task.wait([&](const kio::Waiter& waiter) { return reader.poll_read_chunk(waiter); });
-                if (!chunk.is_item()) {
-                    answered_end(executor, "chunk", chunk);
-                    break;
-                }
-                answered(executor, "chunk", static_cast<std::int64_t>(streamed.size()), chunk.item());
-                bytes += chunk.item();
-            }
-            streamed.push_back(bytes);
-        }
+        read_chunked(executor, task, consumer, streamed);
     });
     auto result = executor.run();
     std::string wrong;
@@ -147,86 +155,107 @@ RunResult group_scenario(const Options& options) {
     return judged(std::move(result), wrong);
 }
 
-// The route flaps A -> B -> A while both copies finish, preferences change and B dies,
-// in an order the seed picks; the reader must hand out "first", "second", then end.
-RunResult route_flap_scenario(const Options& options) {
-    Executor executor{options};
+enum class FlapEvent { switch_to_b, return_to_a, finish_a, finish_b, update, kill_b };
+
+// The flap's events in an order the seed picks (a shuffle, then return_to_a moved behind
+// switch_to_b if needed), noted in the trace.
+std::array<FlapEvent, 6> flap_order(Executor& executor) {
+    using enum FlapEvent;
+    std::array<FlapEvent, 6> order{switch_to_b, return_to_a, finish_a, finish_b, update, kill_b};
+    for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[executor.random().below(i + 1)]);
+    const auto switched = std::find(order.begin(), order.end(), switch_to_b);
+    const auto returned = std::find(order.begin(), order.end(), return_to_a);
+    if (returned < switched) std::iter_swap(switched, returned);
+    return order;
+}
+
+// What the flap's two copies and route go through.
+struct FlapWorld {
     model::Route route;
     kio::Producer<model::Preferences> preferences;
     model::TrackProducer a, b;
-    auto write = [](model::TrackProducer& copy, std::uint64_t sequence, const char* payload) {
+
+    static void write(model::TrackProducer& copy, std::uint64_t sequence, const char* payload) {
         auto created = copy.create_group(sequence);
         if (!std::holds_alternative<model::GroupProducer>(created)) return;
         auto& group = std::get<model::GroupProducer>(created);
         group.write_frame(payload);
         group.finish();
-    };
-    write(a, 0, "first");
-    route.serve_from(a.consume());
+    }
 
-    enum Event { switch_to_b, return_to_a, finish_a, finish_b, update, kill_b };
-    std::array<Event, 6> order{switch_to_b, return_to_a, finish_a, finish_b, update, kill_b};
-    // A seeded shuffle, then return_to_a moved behind switch_to_b if needed.
-    for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[executor.random().below(i + 1)]);
-    const auto switched = std::find(order.begin(), order.end(), switch_to_b);
-    const auto returned = std::find(order.begin(), order.end(), return_to_a);
-    if (returned < switched) std::iter_swap(switched, returned);
+    void apply(FlapEvent event) {
+        switch (event) {
+            case FlapEvent::switch_to_b: route.serve_from(b.consume()); break;
+            case FlapEvent::return_to_a: route.serve_from(a.consume()); break;
+            case FlapEvent::finish_a:
+                write(a, 1, "second");
+                a.finish();
+                break;
+            case FlapEvent::finish_b:
+                write(b, 0, "first");
+                write(b, 1, "second");
+                b.finish();
+                break;
+            case FlapEvent::update: preferences.modify([](model::Preferences& p) { p.priority = 7; }); break;
+            case FlapEvent::kill_b: b.abort(model::Error::route_failed); break;
+        }
+    }
+};
+
+// One group's first frame, read to its end; records what was handed out. False once the
+// reader has ended (`ended` says whether cleanly).
+bool read_one_group(Executor& executor, Task& task, model::ResumeReader& reader, std::vector<std::string>& handed_out,
+                    bool& ended) {
+    auto peek = task.wait([&](const kio::Waiter& waiter) {
+        auto answer = reader.poll_peek_group(waiter, model::Walk::arrival);
+        if (answer.is_pending()) return kio::Poll<model::Next<std::uint64_t>>::pending();
+        if (answer.value().is_item()) return kio::Poll<model::Next<std::uint64_t>>(answer.value().item()->sequence);
+        if (answer.value().is_end()) return kio::Poll<model::Next<std::uint64_t>>(model::End{});
+        return kio::Poll<model::Next<std::uint64_t>>(answer.value().error());
+    });
+    if (!peek.is_item()) {
+        ended = peek.is_end();
+        answered_end(executor, "group", peek);
+        return false;
+    }
+    model::GroupConsumer group = *reader.take();
+    auto taken = sim::answer_event("group", sim::AnswerKind::item)
+                     .with(sim::answer_sequence, static_cast<std::int64_t>(peek.item()));
+    if (const auto source = reader.taken_from()) taken.with(sim::answer_source, static_cast<std::int64_t>(*source));
+    executor.record(taken);
+    auto frame = task.wait([&](const kio::Waiter& waiter) { return group.poll_read_frame(waiter); });
+    if (frame.is_item()) {
+        answered(executor, "frame", static_cast<std::int64_t>(peek.item()), *frame.item());
+        handed_out.push_back(*frame.item());
+    } else {
+        answered_end(executor, "frame", frame);
+    }
+    return true;
+}
+
+// The route flaps A -> B -> A while both copies finish, preferences change and B dies,
+// in an order the seed picks; the reader must hand out "first", "second", then end.
+RunResult route_flap_scenario(const Options& options) {
+    Executor executor{options};
+    FlapWorld world;
+    FlapWorld::write(world.a, 0, "first");
+    world.route.serve_from(world.a.consume());
+    const std::array<FlapEvent, 6> order = flap_order(executor);
     std::string events;
-    for (Event event : order) events += std::to_string(static_cast<int>(event));
+    for (FlapEvent event : order) events += std::to_string(static_cast<int>(event));
     executor.note("order", events);
 
     std::vector<std::string> handed_out;
     bool ended = false;
     executor.spawn("front", [&](Task& task) {
-        for (Event event : order) {
+        for (FlapEvent event : order) {
             task.yield();
-            switch (event) {
-                case switch_to_b: route.serve_from(b.consume()); break;
-                case return_to_a: route.serve_from(a.consume()); break;
-                case finish_a:
-                    write(a, 1, "second");
-                    a.finish();
-                    break;
-                case finish_b:
-                    write(b, 0, "first");
-                    write(b, 1, "second");
-                    b.finish();
-                    break;
-                case update: preferences.modify([](model::Preferences& p) { p.priority = 7; }); break;
-                case kill_b: b.abort(model::Error::route_failed); break;
-            }
+            world.apply(event);
         }
     });
     executor.spawn("reader", [&](Task& task) {
-        model::ResumeReader reader{route.consume(), preferences.consume(), task.clock()};
-        for (;;) {
-            auto peek = task.wait([&](const kio::Waiter& waiter) {
-                auto answer = reader.poll_peek_group(waiter, model::Walk::arrival);
-                if (answer.is_pending()) return kio::Poll<model::Next<std::uint64_t>>::pending();
-                if (answer.value().is_item())
-                    return kio::Poll<model::Next<std::uint64_t>>(answer.value().item()->sequence);
-                if (answer.value().is_end()) return kio::Poll<model::Next<std::uint64_t>>(model::End{});
-                return kio::Poll<model::Next<std::uint64_t>>(answer.value().error());
-            });
-            if (!peek.is_item()) {
-                ended = peek.is_end();
-                answered_end(executor, "group", peek);
-                break;
-            }
-            model::GroupConsumer group = *reader.take();
-            auto taken = sim::answer_event("group", sim::AnswerKind::item)
-                             .with(sim::answer_sequence, static_cast<std::int64_t>(peek.item()));
-            if (const auto source = reader.taken_from())
-                taken.with(sim::answer_source, static_cast<std::int64_t>(*source));
-            executor.record(taken);
-            auto frame = task.wait([&](const kio::Waiter& waiter) { return group.poll_read_frame(waiter); });
-            if (frame.is_item()) {
-                answered(executor, "frame", static_cast<std::int64_t>(peek.item()), *frame.item());
-                handed_out.push_back(*frame.item());
-            } else {
-                answered_end(executor, "frame", frame);
-            }
-        }
+        model::ResumeReader reader{world.route.consume(), world.preferences.consume(), task.clock()};
+        while (read_one_group(executor, task, reader, handed_out, ended)) {}
     });
     auto result = executor.run();
     std::string wrong;

@@ -445,84 +445,98 @@ RunResult Executor::run() {
 
 RunResult Executor::run_loop() {
     for (;;) {
-        if (task_error_) {
-            std::string what = "a task threw";
-            try {
-                std::rethrow_exception(task_error_);
-            } catch (const std::exception& error) {
-                what += ": " + std::string(error.what());
-            } catch (...) {}
-            return finish(Outcome::task_failed, what);
-        }
+        if (task_error_) return finish(Outcome::task_failed, thrown_task_message());
         if (unfinished_ == 0) return finish(Outcome::finished, "every task finished");
-
-        if (!options_.eager && options_.spurious_polls_per_1000 != 0 &&
-            random_.chance(options_.spurious_polls_per_1000, 1000)) {
-            parked_.clear();
-            for (auto& slot : tasks_)
-                if (slot->state == TaskSlot::State::parked) parked_.push_back(slot.get());
-            if (!parked_.empty()) {
-                TaskSlot& chosen = *parked_[random_.below(parked_.size())];
-                trace_event(Event{.kind = EventKind::spurious, .task = chosen.id});
-                make_runnable(chosen);
-            }
-        }
-
+        poll_spuriously();
         if (runnable_.empty()) {
             if (const auto next = clock_.next_deadline()) {
-                if (settled_) {
-                    if (std::optional<std::string> missed = judge("settled", settled_))
-                        return finish(Outcome::missed_wake, *missed);
-                }
-                kio::Instant to = *next;
-                if (options_.clock_jumps_per_1000 != 0 && random_.chance(options_.clock_jumps_per_1000, 1000)) {
-                    const auto extra = static_cast<std::uint64_t>(options_.clock_jump_max.count());
-                    if (extra != 0) to = to + kio::Duration(static_cast<std::int64_t>(random_.below(extra)));
-                }
-                trace_event(Event{.kind = EventKind::time}.with(0, to.since_start.count()));
-                firing_timers_ = true;  // an inline wake may poll a task before the last timer fired
-                now_ = to.since_start.count();
-                clock_.advance_to(to);
-                now_ = clock_.now().since_start.count();
-                firing_timers_ = false;
-                if (std::optional<std::string> stuck = clock_stuck(to)) return finish(Outcome::livelock, *stuck);
-                if (clock_.now().since_start > options_.max_time)
-                    return finish(Outcome::time_budget, "virtual time passed its budget");
-                if (++advances_without_step_ > options_.max_advances_without_step)
-                    return finish(Outcome::livelock, "the clock moved more than " +
-                                                         std::to_string(options_.max_advances_without_step) +
-                                                         " times in a row with no task to run: timers keep firing "
-                                                         "without progress");
+                if (std::optional<RunResult> ended = advance_clock(*next)) return std::move(*ended);
                 continue;
             }
-            if (quiescence_) {
-                if (std::optional<std::string> missed = judge("quiescent", quiescence_))
-                    return finish(Outcome::missed_wake, *missed);
-            }
-            if (options_.parked_at_quiescence_is_quiet) return finish(Outcome::quiet, "quiet: " + parked_tasks());
-            return finish(Outcome::deadlock, "every task parked, no deadline pending: " + parked_tasks());
+            return finish_idle();
         }
-
         if (++steps_ > options_.max_steps)
             return finish(Outcome::livelock, "step budget of " + std::to_string(options_.max_steps) + " exceeded");
         advances_without_step_ = 0;
-        const std::uint32_t chosen = strategy_->pick(runnable_);
-        runnable_.erase(std::find(runnable_.begin(), runnable_.end(), chosen));
-        TaskSlot& slot = *tasks_[chosen];
-        trace_event(Event{.kind = EventKind::run, .task = slot.id});
-        resume(slot);
-        if (options_.eager) {
-            // Every parked task is polled once more each step, woken or not. Done after
-            // the strategy's pick, so a strict priority order cannot starve the others.
-            // By index: a task resumed here may spawn another (Task::executor), which grows
-            // tasks_ and would invalidate a range-for's iterators.
-            for (std::size_t i = 0; i < tasks_.size(); ++i) {  // NOLINT(modernize-loop-convert)
-                TaskSlot& parked = *tasks_[i];
-                if (parked.state != TaskSlot::State::parked) continue;
-                trace_event(Event{.kind = EventKind::eager, .task = parked.id});
-                resume(parked);
-            }
-        }
+        step();
+    }
+}
+
+std::string Executor::thrown_task_message() const {
+    std::string what = "a task threw";
+    try {
+        std::rethrow_exception(task_error_);
+    } catch (const std::exception& error) {
+        what += ": " + std::string(error.what());
+    } catch (...) {}
+    return what;
+}
+
+void Executor::poll_spuriously() {
+    if (options_.eager || options_.spurious_polls_per_1000 == 0 ||
+        !random_.chance(options_.spurious_polls_per_1000, 1000))
+        return;
+    parked_.clear();
+    for (auto& slot : tasks_)
+        if (slot->state == TaskSlot::State::parked) parked_.push_back(slot.get());
+    if (parked_.empty()) return;
+    TaskSlot& chosen = *parked_[random_.below(parked_.size())];
+    trace_event(Event{.kind = EventKind::spurious, .task = chosen.id});
+    make_runnable(chosen);
+}
+
+std::optional<RunResult> Executor::advance_clock(kio::Instant next) {
+    if (settled_) {
+        if (std::optional<std::string> missed = judge("settled", settled_))
+            return finish(Outcome::missed_wake, *missed);
+    }
+    kio::Instant to = next;
+    if (options_.clock_jumps_per_1000 != 0 && random_.chance(options_.clock_jumps_per_1000, 1000)) {
+        const auto extra = static_cast<std::uint64_t>(options_.clock_jump_max.count());
+        if (extra != 0) to = to + kio::Duration(static_cast<std::int64_t>(random_.below(extra)));
+    }
+    trace_event(Event{.kind = EventKind::time}.with(0, to.since_start.count()));
+    firing_timers_ = true;  // an inline wake may poll a task before the last timer fired
+    now_ = to.since_start.count();
+    clock_.advance_to(to);
+    now_ = clock_.now().since_start.count();
+    firing_timers_ = false;
+    if (std::optional<std::string> stuck = clock_stuck(to)) return finish(Outcome::livelock, *stuck);
+    if (clock_.now().since_start > options_.max_time)
+        return finish(Outcome::time_budget, "virtual time passed its budget");
+    if (++advances_without_step_ > options_.max_advances_without_step)
+        return finish(Outcome::livelock, "the clock moved more than " +
+                                             std::to_string(options_.max_advances_without_step) +
+                                             " times in a row with no task to run: timers keep firing "
+                                             "without progress");
+    return std::nullopt;
+}
+
+RunResult Executor::finish_idle() {
+    if (quiescence_) {
+        if (std::optional<std::string> missed = judge("quiescent", quiescence_))
+            return finish(Outcome::missed_wake, *missed);
+    }
+    if (options_.parked_at_quiescence_is_quiet) return finish(Outcome::quiet, "quiet: " + parked_tasks());
+    return finish(Outcome::deadlock, "every task parked, no deadline pending: " + parked_tasks());
+}
+
+void Executor::step() {
+    const std::uint32_t chosen = strategy_->pick(runnable_);
+    runnable_.erase(std::find(runnable_.begin(), runnable_.end(), chosen));
+    TaskSlot& slot = *tasks_[chosen];
+    trace_event(Event{.kind = EventKind::run, .task = slot.id});
+    resume(slot);
+    if (!options_.eager) return;
+    // Every parked task is polled once more each step, woken or not. Done after the
+    // strategy's pick, so a strict priority order cannot starve the others. By index: a
+    // task resumed here may spawn another (Task::executor), which grows tasks_ and would
+    // invalidate a range-for's iterators.
+    for (std::size_t i = 0; i < tasks_.size(); ++i) {  // NOLINT(modernize-loop-convert)
+        TaskSlot& parked = *tasks_[i];
+        if (parked.state != TaskSlot::State::parked) continue;
+        trace_event(Event{.kind = EventKind::eager, .task = parked.id});
+        resume(parked);
     }
 }
 

@@ -194,6 +194,14 @@ private:
     friend struct detail::WakeTarget;
 
     RunResult run_loop();
+    // run_loop's parts: a thrown task's message; a parked task polled with no wake (when
+    // the options ask for it); the clock moved to the next deadline, with the run's end if
+    // that ends it; the end of a run with nothing runnable and no deadline; one task's step.
+    [[nodiscard]] std::string thrown_task_message() const;
+    void poll_spuriously();
+    std::optional<RunResult> advance_clock(kio::Instant next);
+    RunResult finish_idle();
+    void step();
     void wake(std::uint32_t task, std::uint64_t identity);
     void make_runnable(detail::TaskSlot& slot);
     // Runs `slot` until it suspends, from the scheduler or (an inline wake) from the

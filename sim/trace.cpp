@@ -212,6 +212,24 @@ std::string_view rule_of(std::string_view message) {
     return message.substr(0, digits);
 }
 
+namespace {
+
+// An answer's fields: which read, how it answered, and what it handed out.
+void append_answer(std::string& line, const TraceEntry& entry) {
+    append_field(line, "read", entry.name);
+    append_field(line, "answer", event_code_name(entry.kind, entry.code));
+    if (entry.has(answer_sequence)) append_number_field(line, "sequence", entry.values[answer_sequence]);
+    if (entry.has(answer_source)) append_number_field(line, "source", entry.values[answer_source]);
+    if (entry.has(answer_content)) {
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(entry.values[answer_content]));
+        append_field(line, "content", hex);
+    }
+    if (!entry.label.empty()) append_field(line, "error", entry.label);
+}
+
+}  // namespace
+
 std::string trace_json_line(const TraceEntry& entry, bool first) {
     std::string line = "{\"step\":" + std::to_string(entry.step) + ",\"time\":" + std::to_string(entry.time) +
                        ",\"event\":\"" + std::string(event_kind_name(entry.kind)) + "\"";
@@ -251,20 +269,7 @@ std::string trace_json_line(const TraceEntry& entry, bool first) {
             append_field(line, "op", entry.name);
             append_values(line, "args", entry);
             break;
-        case EventKind::answer: {
-            append_field(line, "read", entry.name);
-            append_field(line, "answer", code);
-            if (entry.has(answer_sequence)) append_number_field(line, "sequence", entry.values[answer_sequence]);
-            if (entry.has(answer_source)) append_number_field(line, "source", entry.values[answer_source]);
-            if (entry.has(answer_content)) {
-                char hex[17];
-                std::snprintf(hex, sizeof hex, "%016llx",
-                              static_cast<unsigned long long>(entry.values[answer_content]));
-                append_field(line, "content", hex);
-            }
-            if (!entry.label.empty()) append_field(line, "error", entry.label);
-            break;
-        }
+        case EventKind::answer: append_answer(line, entry); break;
         case EventKind::gate:
             if (!entry.name.empty()) append_field(line, "gate", entry.name);
             append_field(line, "answer", code);
