@@ -7,6 +7,11 @@ namespace moq::oracle {
 
 namespace {
 
+// R10, T1: one past a sequence saturates at the largest u64, never wraps back to 0.
+std::uint64_t one_past(std::uint64_t sequence) {
+    return sequence == std::numeric_limits<std::uint64_t>::max() ? sequence : sequence + 1;
+}
+
 std::optional<std::uint64_t> max_of(std::optional<std::uint64_t> a, std::optional<std::uint64_t> b) {
     if (!a) return b;
     if (!b) return a;
@@ -69,7 +74,7 @@ bool ResumeModel::finish(int copy, kio::Instant now) {
     CopyHistory& history = copies_[copy];
     if (history.failed_at || history.finished_at) return false;
     history.finished_at = next_operation();
-    history.end_sequence = history.landed.empty() ? 0 : history.landed.rbegin()->first + 1;
+    history.end_sequence = history.landed.empty() ? 0 : one_past(history.landed.rbegin()->first);
     return true;
 }
 
@@ -222,7 +227,7 @@ bool ResumeModel::not_handed_out(std::uint64_t sequence) const {
 
 std::uint64_t ResumeModel::lowest_offered(const AdoptedCopy& copy) const {
     std::uint64_t lowest = std::max(range_start_, copy.start);
-    if (walk_ == model::Walk::sequence && floor_) lowest = std::max(lowest, *floor_ + 1);
+    if (walk_ == model::Walk::sequence && floor_) lowest = std::max(lowest, one_past(*floor_));
     return lowest;
 }
 
@@ -231,7 +236,7 @@ std::uint64_t ResumeModel::lowest_offered(const AdoptedCopy& copy) const {
 bool ResumeModel::range_used_up() const {
     if (!range_end_) return false;
     if (range_start_ >= *range_end_) return true;
-    if (walk_ == model::Walk::sequence) return floor_ && *floor_ + 1 >= *range_end_;
+    if (walk_ == model::Walk::sequence) return floor_ && one_past(*floor_) >= *range_end_;
     for (std::uint64_t sequence = range_start_; sequence < *range_end_; ++sequence)
         if (!counts_as_handed_out(sequence)) return false;
     return true;
@@ -242,7 +247,7 @@ void ResumeModel::hand_out(std::uint64_t sequence) {
         // R5: the lowest remembered is forgotten, and with it everything below it.
         remembered_.insert(sequence);
         while (remembered_.size() > delivered_window_) {
-            forgotten_below_ = std::max(forgotten_below_, *remembered_.begin() + 1);
+            forgotten_below_ = std::max(forgotten_below_, one_past(*remembered_.begin()));
             remembered_.erase(remembered_.begin());
         }
     }

@@ -192,10 +192,11 @@ private:
     [[nodiscard]] bool range_used_up() const;  // R10
 
     // ---- R3..R9: what may be handed out, and what is owed ----
-    // Why `copy` may not supply `sequence` (by operation `at`), or nothing if it may.
-    // An abort by `aborted_by` (default: `at`) refuses it too (R17).
+    // R2..R5, R17: why `copy` may not supply `sequence` (by operation `at`), or nothing if
+    // it may. An abort by `aborted_by` (default: `at`) refuses it too.
     [[nodiscard]] std::optional<std::string> refuses(const AdoptedCopy& copy, std::uint64_t sequence, std::size_t at,
                                                      std::optional<std::size_t> aborted_by = std::nullopt) const;
+    // R3: the newest copy, unless it is replaced.
     [[nodiscard]] const AdoptedCopy* serving_copy(const LegalState& state) const;
     // R7: groups of the serving copy the reader owes at operation `at`.
     [[nodiscard]] std::vector<std::uint64_t> owed(const LegalState& state, std::size_t at, HeldBound bound,
@@ -207,30 +208,35 @@ private:
     [[nodiscard]] std::vector<int> supplier_copies(std::uint64_t sequence, const std::vector<std::string>& frames,
                                                    std::optional<int> landing,
                                                    std::optional<std::string>& reason) const;
-    // A take judged with the copies that may have supplied it and the frames read then.
+    // R3..R10: a take judged with the copies that may have supplied it and the frames read
+    // then; the legal states narrowed to those in which one of them did.
     std::optional<std::string> taken(std::uint64_t sequence, const std::vector<int>& copies, std::size_t frames,
                                      kio::Instant now, std::optional<std::string> reason);
+    // R5: what a take fixes: remembered (and the lowest forgotten), newest, floor.
     void hand_out(std::uint64_t sequence);
 
     // ---- R8: grace and let-go ----
-    // A group `copy` may still supply is missing (below `below`, when a sequence walk
-    // asks about a lower group than the one it found), with `until` at its upper bound.
+    // R8 (and R9, with `below`: a lower group than the one a sequence walk found): a
+    // group `copy` may still supply is missing, with `until` at its upper bound.
     [[nodiscard]] bool missing_group(const AdoptedCopy& copy, std::size_t at, std::optional<std::uint64_t> below) const;
-    // The copy failed, or finished and has nothing more it would offer.
+    // R8, R11, R12: the copy failed, or finished and has nothing more it would offer.
     [[nodiscard]] bool finished_past_all(const AdoptedCopy& copy, std::size_t at, HeldBound bound) const;
-    // Retained for some, or every, `until` the adopting poll allows and scan point.
+    // R8: within its grace, not finished past all and missing a group, for some, or every,
+    // `until` the adopting poll allows and scan point.
     [[nodiscard]] bool is_retained(const AdoptedCopy& copy, Looked looked, kio::Instant now,
                                    std::optional<std::uint64_t> below, Until which, HeldBound bound) const;
     [[nodiscard]] bool any_retained(const LegalState& state, Looked looked, kio::Instant now,
                                     std::optional<std::uint64_t> below, Until which, HeldBound bound) const;
-    // The states a walk that handed out nothing may leave: each replaced copy kept where
-    // some reading retains it, let go where some reading does not.
+    // R8: the states a walk that handed out nothing may leave: each replaced copy kept
+    // where some reading retains it, let go where some reading does not.
     [[nodiscard]] std::vector<LegalState> after_let_go(const LegalState& state, kio::Instant now) const;
 
     // ---- R12: groups held past the range's end ----
+    // The groups an arrival walk in one of `states` may hold past the range's end.
     void note_held_past_end(const std::vector<LegalState>& states);
+    // A group not aborted (R17) may still be held past the range's end.
     [[nodiscard]] bool holds_past_end() const;
-    // Under `bound`, the held bound dropped this group: holding never hands it out.
+    // Under `bound`, the bound on held groups dropped this one: holding never hands it out.
     [[nodiscard]] bool held_dropped(int copy, std::uint64_t sequence, HeldBound bound) const;
 
     // ---- R10..R13: ends ----
@@ -242,17 +248,18 @@ private:
     // R11/R13: why the serving copy does not end the read, or nothing and its end.
     [[nodiscard]] std::optional<std::string> serving_done(const LegalState& state, std::size_t at, HeldBound bound,
                                                           std::optional<model::Error>& error) const;
+    // R10..R13: some point of the walk and reading of the held bound (R12) allows `error`.
     [[nodiscard]] bool end_allowed(const LegalState& state, std::size_t read_at, std::optional<model::Error> error,
                                    kio::Instant now) const;
     // R7/R10: the missed wake of a parked reader under one reading of the held bound.
     [[nodiscard]] std::optional<std::string> missed_wake(kio::Instant now, HeldBound bound) const;
 
     // ---- R6, R14: the reads of handed-out groups (resume_group_reads.cpp) ----
-    // Whether `copy` may hand frames to `read`: a supplier, or a copy the route served at
-    // or after its take (its recover follows the route).
+    // R6, R14: whether `copy` may hand frames to `read`: a supplier, or a copy the route
+    // served at or after its take (its recover follows the route).
     [[nodiscard]] bool may_continue_from(const GroupRead& read, int copy) const;
-    // Why a group read parked now has missed a wake, if it has: stalled on a group landed
-    // open, or failed, it may wait only where its recover would.
+    // R14: why a group read parked now has missed a wake, if it has: stalled on a group
+    // landed open, or failed, it may wait only where its recover would.
     [[nodiscard]] std::optional<std::string> group_read_parked(std::uint64_t sequence) const;
 
     // The reader's configuration and the history.

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -178,4 +179,14 @@ TEST_CASE("r12_a_group_the_held_bound_may_have_dropped_is_owed_under_one_reading
     history.model.poll_begun();
     history.model.answered_pending(history.now);
     CHECK_FALSE(history.model.quiescent(history.now));
+}
+
+// R10: a floor skipped to the largest u64 uses the range up: one past it saturates there,
+// never wraps back to 0, so a clean end is legal at once.
+TEST_CASE("r10_a_range_below_a_floor_at_the_largest_u64_is_used_up") {
+    ResumeModel model(Walk::sequence, 2s);
+    model.skipped(std::numeric_limits<std::uint64_t>::max());
+    model.range_set(0, 10);
+    model.poll_begun();
+    CHECK_FALSE(model.answered_end(std::nullopt, Instant{}));
 }
