@@ -8,16 +8,6 @@
 
 namespace moq::oracle {
 
-namespace {
-
-std::string letter(int copy) { return std::string(1, static_cast<char>('A' + copy)); }
-
-std::string describe(const std::optional<model::Error>& ending) {
-    return ending ? "error " + std::string(model::error_name(*ending)) : std::string("a clean end");
-}
-
-}  // namespace
-
 bool ResumeModel::may_continue_from(const GroupRead& read, int copy) const {
     if (std::find(read.suppliers.begin(), read.suppliers.end(), copy) != read.suppliers.end()) return true;
     // The recover asks the route's serving copy at some point at or after the take.
@@ -40,9 +30,9 @@ std::optional<std::string> ResumeModel::group_frame(std::uint64_t sequence, cons
     if (copy < 0 || copy >= copy_count || frame != payload(copy, sequence))
         return "R6: " + what + " read the frame '" + frame + "', which names another group";
     if (!written(copy, sequence, now_at()))
-        return "R6: " + what + " read a frame of copy " + letter(copy) + ", which never wrote it";
+        return "R6: " + what + " read a frame of copy " + copy_name(copy) + ", which never wrote it";
     if (!may_continue_from(read, copy))
-        return "R14: " + what + " continued from copy " + letter(copy) +
+        return "R14: " + what + " continued from copy " + copy_name(copy) +
                ", which neither supplied it nor was served by the route since its take";
     return std::nullopt;
 }
@@ -52,7 +42,7 @@ std::optional<std::string> ResumeModel::group_ended(std::uint64_t sequence, std:
     // G11: an ending told again (the read polled once more) must be the same.
     if (auto ended = group_endings_.find(sequence); ended != group_endings_.end()) {
         if (ended->second != error)
-            return "G11: " + what + "'s read answered " + describe(error) + " after " + describe(ended->second);
+            return "G11: " + what + "'s read answered " + describe_end(error) + " after " + describe_end(ended->second);
         return std::nullopt;
     }
     auto found = group_reads_.find(sequence);
@@ -61,16 +51,15 @@ std::optional<std::string> ResumeModel::group_ended(std::uint64_t sequence, std:
     group_reads_.erase(found);
     group_endings_.insert_or_assign(sequence, error);
     const std::size_t at = now_at();
-    bool any_aborted = false, any_killed = false, any_finished_before = false;
+    bool any_aborted = false, any_failed = false, any_finished_before = false;
     for (int copy = 0; copy < copy_count; ++copy) {
         if (!may_continue_from(read, copy)) continue;
         any_aborted = any_aborted || aborted(copy, sequence, at);
-        any_killed = any_killed || killed(copy, at);
-        const auto& final_sequence = tracks_[copy].final_sequence;
-        any_finished_before =
-            any_finished_before || (finished(copy, at) && final_sequence && *final_sequence <= sequence);
+        any_failed = any_failed || failed(copy, at);
+        const auto& end_sequence = copies_[copy].end_sequence;
+        any_finished_before = any_finished_before || (finished(copy, at) && end_sequence && *end_sequence <= sequence);
     }
-    const bool route_ended = end_ && end_at_ <= at;
+    const bool route_ended = route_end_ && route_end_at_ <= at;
     if (!error) {
         if (read.frames == 1) return std::nullopt;
         return "R6: " + what + " ended cleanly without its frame";
@@ -83,14 +72,14 @@ std::optional<std::string> ResumeModel::group_ended(std::uint64_t sequence, std:
         case model::Error::cancel: allowed = any_aborted; break;
         // A route ended with an error ends a read that stalled, or failed, with it.
         case model::Error::unroutable:
-            allowed = route_ended && (any_aborted || (*end_ && **end_ == model::Error::unroutable));
+            allowed = route_ended && (any_aborted || (*route_end_ && **route_end_ == model::Error::unroutable));
             break;
-        case model::Error::route_failed: allowed = any_aborted && any_killed; break;
+        case model::Error::route_failed: allowed = any_aborted && any_failed; break;
         case model::Error::not_found: allowed = any_aborted && any_finished_before; break;
         default: break;
     }
     if (allowed) return std::nullopt;
-    return "R14: " + what + "'s read ended with " + describe(error) + ", which nothing in the history explains";
+    return "R14: " + what + "'s read ended with " + describe_end(error) + ", which nothing in the history explains";
 }
 
 std::optional<std::string> ResumeModel::group_read_parked(std::uint64_t sequence) const {
@@ -100,32 +89,32 @@ std::optional<std::string> ResumeModel::group_read_parked(std::uint64_t sequence
     // A copy writes a group's frame and its end in one step: after the frame, the end.
     if (read.frames > 0) return what + " after its frame, in a group finished with it";
     // Stalled or failed, a read looks past its copy once the route ended: an error ends it.
-    if (end_ && *end_) return what + " after the route ended with an error";
+    if (route_end_ && *route_end_) return what + " after the route ended with an error";
     // Stalled or failed, it continues from the serving copy's group once the route moved,
     // and reads the serving copy's own group directly: either way, that group decides.
     const std::optional<int> serving = generations_.back().copy;
     if (serving && has(*serving, sequence, at)) {
-        if (aborted(*serving, sequence, at)) return what + " while serving copy " + letter(*serving) + " aborted it";
+        if (aborted(*serving, sequence, at)) return what + " while serving copy " + copy_name(*serving) + " aborted it";
         if (written(*serving, sequence, at))
-            return what + " while serving copy " + letter(*serving) + " holds its frame";
+            return what + " while serving copy " + copy_name(*serving) + " holds its frame";
         return std::nullopt;  // waiting for that frame
     }
     // No copy serves it: the read stays on the copy it is on, one it may read that has
     // the group; it may wait there unless every such copy would have ended it.
     const bool serving_refuses =
-        serving && (killed(*serving, at) || (finished(*serving, at) && tracks_[*serving].final_sequence &&
-                                             *tracks_[*serving].final_sequence <= sequence));
+        serving && (failed(*serving, at) || (finished(*serving, at) && copies_[*serving].end_sequence &&
+                                             *copies_[*serving].end_sequence <= sequence));
     for (int copy = 0; copy < copy_count; ++copy) {
         if (!may_continue_from(read, copy) || !has(copy, sequence, at)) continue;
         // Failed there, it waits for the serving copy to land the group, unless that copy
         // refuses it (its answer), or for a route to come, unless the route ended
         // (unroutable); stalled there, for its frame.
-        const bool may_still_come = serving ? !serving_refuses : !end_;
+        const bool may_still_come = serving ? !serving_refuses : !route_end_;
         if (aborted(copy, sequence, at) ? may_still_come : !written(copy, sequence, at)) return std::nullopt;
     }
     if (!serving)
-        return what + (end_ ? " after the route ended with no copy to serve it" : " on a copy holding its frame");
-    return what + " while serving copy " + letter(*serving) + " refuses it and no copy it reads waits for it";
+        return what + (route_end_ ? " after the route ended with no copy to serve it" : " on a copy holding its frame");
+    return what + " while serving copy " + copy_name(*serving) + " refuses it and no copy it reads waits for it";
 }
 
 }  // namespace moq::oracle

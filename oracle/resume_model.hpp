@@ -1,14 +1,20 @@
-// The resume reader's reference model, written from the R rules of docs/SPEC.md as
-// plainly as possible: sets and maps, no wakes, no gates. It learns only the history: the
-// driver's operations in order (with virtual time), the reader's own changes (range,
-// skip), and the reader's answers (Pending, a group with the frames read from it, an end
-// or an error). It never reads the reader's internals; the reader's configuration (its
-// grace and delivered window) it is given as the driver set it.
+// The resume reader's reference model, written from the R rules of docs/SPEC.md in their
+// words: copies that land, finish, fail and abort groups (R2, R17), a route of
+// generations (R1), copies the reader adopted and replaced with their `until` (R3, R4),
+// what it handed out (R5), what is owed (R7), retained (R8) and held past the range's end
+// (R12), and the ends the rules allow (R10..R13). Sets and maps, no wakes, no gates. It
+// learns only the history: the driver's operations in order (with virtual time), the
+// reader's own changes (range, skip) and its answers (Pending, a group with the frames
+// read from it, an end or an error); the reader's configuration (its grace and delivered
+// window) it is given as the driver set it. It never reads the reader's internals.
 //
 // A poll spans a window of driver operations: the reader may have read the route and each
-// copy at any point of that window. The model keeps every reader state the rules allow
-// (which route generation each poll adopted, and the bounds on each replaced copy's
-// `until`) and narrows them with each answer. Every violation starts with its rule id.
+// copy at any point of that window. The model keeps the set of legal reader states (which
+// route generation each poll adopted, which replaced copies it still retains, and the
+// window of values of each replaced copy's `until`) and narrows it with each answer; an
+// answer no legal state allows is a violation, which starts with the rule's id. Where a
+// rule leaves the reader a choice the model cannot see (R12's bound on held groups), each
+// judgement is made under every reading, named as an argument, never as a mode.
 #pragma once
 
 #include <array>
@@ -83,187 +89,205 @@ public:
     // With no task runnable and no deadline pending, the reader parked.
     [[nodiscard]] std::optional<std::string> quiescent(kio::Instant now) const;
 
-    [[nodiscard]] std::size_t belief_count() const { return beliefs_.size(); }
-    [[nodiscard]] std::size_t open_group_reads() const { return group_reads_.size(); }
-
 private:
-    // A copy of the track as the driver made it; `at` values are operation indexes.
-    struct Track {
+    // R2: a copy as the driver made it; `at` values are operation indexes.
+    struct CopyHistory {
         std::map<std::uint64_t, std::size_t> landed;   // sequence -> the operation that landed it
         std::map<std::uint64_t, std::size_t> written;  // sequence -> the operation that wrote its frame
         std::optional<std::size_t> finished_at;
-        std::optional<std::uint64_t> final_sequence;
-        std::optional<std::size_t> killed_at;
-        std::map<std::uint64_t, std::size_t> aborted;  // sequence -> the operation that aborted it
+        std::optional<std::uint64_t> end_sequence;  // once finished: one past its newest group
+        std::optional<std::size_t> failed_at;
+        std::map<std::uint64_t, std::size_t> aborted;  // sequence -> the operation that aborted it (R17)
     };
-    // One route generation: the copy it serves (none: parked) and when it began.
+    // R1: one route generation: the copy it serves (none: parked) and when it began.
     struct Generation {
         std::optional<int> copy;
         std::size_t at = 0;
     };
-    // A copy as one possible reader state holds it (R3, R4).
-    struct HeldCopy {
+    // R3, R4: a copy the reader adopted, as one legal state holds it.
+    struct AdoptedCopy {
         int copy = 0;
         std::uint64_t generation = 0;
         std::uint64_t start = 0;  // the newest handed out when it was adopted
         bool replaced = false;
-        // The bounds on `until` (R4): the copy's latest at some point of the adopting window.
+        // R4: `until` is the copy's newest at some point of the adopting window, so the
+        // model keeps it as the window of values [until_low, until_high].
         std::optional<std::uint64_t> until_low, until_high;
-        kio::Instant grace_deadline{};
-        friend bool operator==(const HeldCopy&, const HeldCopy&) = default;
+        kio::Instant grace_deadline{};  // R8
+        friend bool operator==(const AdoptedCopy&, const AdoptedCopy&) = default;
     };
-    // One reader state the history allows.
-    struct Belief {
-        std::uint64_t generation = 0;  // the route generation last adopted
-        std::vector<HeldCopy> copies;  // oldest first
-        friend bool operator==(const Belief&, const Belief&) = default;
+    // One reader state the history so far allows.
+    struct LegalState {
+        std::uint64_t generation = 0;     // the route generation last adopted (R3)
+        std::vector<AdoptedCopy> copies;  // oldest first; the newest may serve
+        friend bool operator==(const LegalState&, const LegalState&) = default;
     };
-    // The route as read at one point of a window.
+    // R1: the route as read at one point of a window.
     struct RouteView {
         std::uint64_t generation = 0;
         std::optional<std::optional<model::Error>> end;
     };
-
-    [[nodiscard]] std::size_t now_at() const { return operations_; }
-    std::size_t next_operation();
-    [[nodiscard]] bool has(int copy, std::uint64_t sequence, std::size_t at) const;
-    // The copy's group has its frame (a group that landed open does not, yet).
-    [[nodiscard]] bool written(int copy, std::uint64_t sequence, std::size_t at) const;
-    [[nodiscard]] bool finished(int copy, std::size_t at) const;
-    // R17: the copy's group was aborted by operation `at`.
-    [[nodiscard]] bool aborted(int copy, std::uint64_t sequence, std::size_t at) const;
-    [[nodiscard]] bool killed(int copy, std::size_t at) const;
-    [[nodiscard]] std::optional<std::uint64_t> latest(int copy, std::size_t at) const;
-    [[nodiscard]] RouteView route_at(std::size_t at) const;
-    [[nodiscard]] std::uint64_t generation_at(std::size_t at) const;
-
-    // R3/R4: the states a poll whose window is [from, to] may leave, from `belief`.
-    [[nodiscard]] std::vector<Belief> adopt(const Belief& belief, std::size_t from, std::size_t to,
-                                            kio::Instant now) const;
-    [[nodiscard]] Belief adopt_at(const Belief& belief, std::uint64_t generation, std::size_t read_at, std::size_t to,
-                                  kio::Instant now) const;
-    // The adopted states of the poll now answering.
-    [[nodiscard]] std::vector<Belief> window_beliefs(kio::Instant now) const;
-    void keep(std::vector<Belief> beliefs);
-
-    // R5: handed out at most once / above the floor; within the range.
-    [[nodiscard]] bool fresh(std::uint64_t sequence) const;
-    // R5: an arrival walk handed it out, or forgot it and everything below it.
-    [[nodiscard]] bool handed_out(std::uint64_t sequence) const {
-        return sequence < delivered_floor_ || delivered_.contains(sequence);
-    }
-    [[nodiscard]] bool in_range(std::uint64_t sequence) const;
-    [[nodiscard]] std::uint64_t cursor_floor(const HeldCopy& copy) const;
-    // Why `copy` may not supply `sequence` (by operation `at`), or nothing if it may.
-    // An abort by `aborted_by` (default: `at`) refuses it too (R17).
-    [[nodiscard]] std::optional<std::string> refuses(const HeldCopy& copy, std::uint64_t sequence, std::size_t at,
-                                                     std::optional<std::size_t> aborted_by = std::nullopt) const;
-    [[nodiscard]] std::vector<Belief> suppliers(const Belief& belief, int copy, std::uint64_t sequence,
-                                                std::optional<std::string>& reason) const;
-    // R6/R14/R17: the copies that may have supplied `sequence`, read as `frames`.
-    [[nodiscard]] std::vector<int> supplier_copies(std::uint64_t sequence, const std::vector<std::string>& frames,
-                                                   std::optional<int> landing,
-                                                   std::optional<std::string>& reason) const;
-    [[nodiscard]] const HeldCopy* serving(const Belief& belief) const;
-    // R7: groups of the serving copy the reader owes at operation `at`.
-    [[nodiscard]] std::vector<std::uint64_t> owed(const Belief& belief, std::size_t at,
-                                                  std::optional<std::size_t> aborted_by = std::nullopt) const;
-    // Which values of a copy's `until` (between the bounds the adopting poll allows) a
-    // judgement must hold for: some (may the reader wait?) or every (must it?).
+    // R12: the two readings of the bound on groups held past the range's end: either the
+    // bound kept every group that may be held, or it dropped each group that as many lower
+    // ones may have been held with. A judgement an answer must meet accepts either
+    // reading; a missed wake is one under both.
+    enum class HeldBound : std::uint8_t { kept_all, dropped_furthest };
+    // R4/R8: which values of a copy's `until` a judgement must hold for: some (may the
+    // reader wait?) or every (must it?).
     enum class Until : std::uint8_t { some, every };
-    // R8: a replaced copy within its grace may still land a group the read needs.
-    // `copy`'s `until` fixed at its upper bound.
-    [[nodiscard]] bool may_land(const HeldCopy& copy, std::size_t at, std::optional<std::uint64_t> below) const;
-    // R8: a replaced copy whose track finished, once its cursor went past all it had, or failed.
-    [[nodiscard]] bool replaced_done(const HeldCopy& copy, std::size_t at) const;
-    // When a walk read a replaced copy for R8: its end at the copy's scan, at some
-    // operation from `scanned_from` on (each copy is scanned at a point of its own, after
-    // the serving copy), and what it may still land at the let-go after every scan.
+    // R8: a walk reads a replaced copy twice: its end when it scans it, at some operation
+    // from `scanned_from` on (each copy at a point of its own, after the serving copy),
+    // and what it may still land when it judges retention (`judged`), after every scan.
     struct Looked {
         std::size_t scanned_from = 0;
         std::size_t judged = 0;
     };
-    // R8: retained for some, or every, `until` the adopting poll allows and scan point.
-    [[nodiscard]] bool copy_retained(const HeldCopy& copy, Looked looked, kio::Instant now,
-                                     std::optional<std::uint64_t> below, Until which) const;
-    [[nodiscard]] std::vector<Belief> let_go(const Belief& belief, kio::Instant now) const;
-    [[nodiscard]] bool retained(const Belief& belief, Looked looked, kio::Instant now,
-                                std::optional<std::uint64_t> below, Until which = Until::some) const;
-    [[nodiscard]] bool range_exhausted() const;
-    // R12: groups an arrival walk may hold past the range's end, and whether one still counts.
-    void note_held(const std::vector<Belief>& beliefs);
-    [[nodiscard]] bool may_hold() const;
-    // R12: a group the bound on held groups may have dropped (as many lower ones may have
-    // been held at once); it is then never handed out by holding. Only under the reading
-    // that takes such groups as dropped (`Dropped`); the other reading keeps them.
-    [[nodiscard]] bool may_be_dropped(int copy, std::uint64_t sequence) const;
-    // Sets the reading of the held bound for as long as it lives: a judgement an answer
-    // must meet accepts either reading (R12).
-    class Dropped {
-    public:
-        Dropped(const ResumeModel& model, bool dropped) : model_(model), previous_(model.dropped_reading_) {
-            model_.dropped_reading_ = dropped;
-        }
-        ~Dropped() { model_.dropped_reading_ = previous_; }
-        Dropped(const Dropped&) = delete;
-        Dropped& operator=(const Dropped&) = delete;
-
-    private:
-        const ResumeModel& model_;
-        bool previous_;
-    };
-    // R10-R13: the ends a walk may answer with the route read as `route` and copies at `at`.
-    // The copies read at `at`, what a replaced copy may still land judged at `retained_at`.
-    [[nodiscard]] std::vector<std::optional<model::Error>> ends(const Belief& belief, const RouteView& route,
-                                                                std::size_t at, std::size_t retained_at,
-                                                                kio::Instant now) const;
-    [[nodiscard]] std::optional<std::string> serving_done(const Belief& belief, std::size_t at,
-                                                          std::optional<model::Error>& error) const;
-    // quiescent under one reading of the held bound (R12).
-    [[nodiscard]] std::optional<std::string> quiescent_reading(kio::Instant now, bool dropped) const;
-
-    // A take judged with the copies that may have supplied it and the frames read then.
-    std::optional<std::string> taken(std::uint64_t sequence, const std::vector<int>& copies, std::size_t frames,
-                                     kio::Instant now, std::optional<std::string> reason);
-    // A handed-out group whose read has not ended (R6, R14).
+    // R6, R14: a handed-out group whose read has not ended.
     struct GroupRead {
         std::size_t taken_at = 0;    // the operation index of its take
         std::vector<int> suppliers;  // the copies that may have supplied it
         std::size_t frames = 0;      // frames read so far
         bool polled = true;          // false while handed on and not yet read
     };
-    // Whether `copy` may hand frames to the read of `read`: a supplier, or a copy the
-    // route served at or after its take (its recover follows the route).
+
+    // How many legal states an answer keeps at most, to bound the work of a judgement.
+    static constexpr std::size_t state_limit = 256;
+    // Adds `state` to `states` unless it is there already or `limit` states are.
+    static void add_state(std::vector<LegalState>& states, LegalState state, std::size_t limit = state_limit);
+    static std::string copy_name(int copy);
+    static std::string describe_end(const std::optional<model::Error>& end);
+
+    // ---- the history (R1, R2, R17), at an operation index ----
+    [[nodiscard]] std::size_t now_at() const { return operations_; }
+    std::size_t next_operation();
+    [[nodiscard]] bool has(int copy, std::uint64_t sequence, std::size_t at) const;
+    // The copy's group has its frame (a group that landed open does not, yet).
+    [[nodiscard]] bool written(int copy, std::uint64_t sequence, std::size_t at) const;
+    [[nodiscard]] bool finished(int copy, std::size_t at) const;
+    [[nodiscard]] bool aborted(int copy, std::uint64_t sequence, std::size_t at) const;
+    [[nodiscard]] bool failed(int copy, std::size_t at) const;
+    [[nodiscard]] std::optional<std::uint64_t> newest_group(int copy, std::size_t at) const;
+    [[nodiscard]] std::optional<std::uint64_t> first_group(int copy, std::size_t at) const;
+    [[nodiscard]] RouteView route_at(std::size_t at) const;
+    [[nodiscard]] std::uint64_t generation_at(std::size_t at) const;
+
+    // ---- R3, R4: adoption and the legal states of a poll's window ----
+    // The states a poll whose window is [from, to] may leave, from `state`.
+    [[nodiscard]] std::vector<LegalState> adopt(const LegalState& state, std::size_t from, std::size_t to,
+                                                kio::Instant now) const;
+    [[nodiscard]] LegalState adopt_at(const LegalState& state, std::uint64_t generation, std::size_t read_at,
+                                      std::size_t to, kio::Instant now) const;
+    // The legal states of the poll now answering, having read the route in its window.
+    [[nodiscard]] std::vector<LegalState> window_states(kio::Instant now) const;
+    void narrow_to(std::vector<LegalState> states);
+
+    // ---- R5: range, once and in order ----
+    [[nodiscard]] bool in_range(std::uint64_t sequence) const;
+    // An arrival walk handed it out, or forgot it (and so every sequence below it).
+    [[nodiscard]] bool counts_as_handed_out(std::uint64_t sequence) const;
+    // Not handed out yet: by an arrival walk, at all; by a sequence walk, above its floor.
+    [[nodiscard]] bool not_handed_out(std::uint64_t sequence) const;
+    // The lowest sequence `copy` may still offer: its start, the range's, above the floor.
+    [[nodiscard]] std::uint64_t lowest_offered(const AdoptedCopy& copy) const;
+    [[nodiscard]] bool range_used_up() const;  // R10
+
+    // ---- R3..R9: what may be handed out, and what is owed ----
+    // R2..R5, R17: why `copy` may not supply `sequence` (by operation `at`), or nothing if
+    // it may. An abort by `aborted_by` (default: `at`) refuses it too.
+    [[nodiscard]] std::optional<std::string> refuses(const AdoptedCopy& copy, std::uint64_t sequence, std::size_t at,
+                                                     std::optional<std::size_t> aborted_by = std::nullopt) const;
+    // R3: the newest copy, unless it is replaced.
+    [[nodiscard]] const AdoptedCopy* serving_copy(const LegalState& state) const;
+    // R7: groups of the serving copy the reader owes at operation `at`.
+    [[nodiscard]] std::vector<std::uint64_t> owed(const LegalState& state, std::size_t at, HeldBound bound,
+                                                  std::optional<std::size_t> aborted_by = std::nullopt) const;
+    // R3/R4/R12: the states in which a copy of `copy` supplied `sequence`, or it was held.
+    [[nodiscard]] std::vector<LegalState> suppliers(const LegalState& state, int copy, std::uint64_t sequence,
+                                                    std::optional<std::string>& reason) const;
+    // R6/R14/R17: the copies that may have supplied `sequence`, read as `frames`.
+    [[nodiscard]] std::vector<int> supplier_copies(std::uint64_t sequence, const std::vector<std::string>& frames,
+                                                   std::optional<int> landing,
+                                                   std::optional<std::string>& reason) const;
+    // R3..R10: a take judged with the copies that may have supplied it and the frames read
+    // then; the legal states narrowed to those in which one of them did.
+    std::optional<std::string> taken(std::uint64_t sequence, const std::vector<int>& copies, std::size_t frames,
+                                     kio::Instant now, std::optional<std::string> reason);
+    // R5: what a take fixes: remembered (and the lowest forgotten), newest, floor.
+    void hand_out(std::uint64_t sequence);
+
+    // ---- R8: grace and let-go ----
+    // R8 (and R9, with `below`: a lower group than the one a sequence walk found): a
+    // group `copy` may still supply is missing, with `until` at its upper bound.
+    [[nodiscard]] bool missing_group(const AdoptedCopy& copy, std::size_t at, std::optional<std::uint64_t> below) const;
+    // R8, R11, R12: the copy failed, or finished and has nothing more it would offer.
+    [[nodiscard]] bool finished_past_all(const AdoptedCopy& copy, std::size_t at, HeldBound bound) const;
+    // R8: within its grace, not finished past all and missing a group, for some, or every,
+    // `until` the adopting poll allows and scan point.
+    [[nodiscard]] bool is_retained(const AdoptedCopy& copy, Looked looked, kio::Instant now,
+                                   std::optional<std::uint64_t> below, Until which, HeldBound bound) const;
+    [[nodiscard]] bool any_retained(const LegalState& state, Looked looked, kio::Instant now,
+                                    std::optional<std::uint64_t> below, Until which, HeldBound bound) const;
+    // R8: the states a walk that handed out nothing may leave: each replaced copy kept
+    // where some reading retains it, let go where some reading does not.
+    [[nodiscard]] std::vector<LegalState> after_let_go(const LegalState& state, kio::Instant now) const;
+
+    // ---- R12: groups held past the range's end ----
+    // The groups an arrival walk in one of `states` may hold past the range's end.
+    void note_held_past_end(const std::vector<LegalState>& states);
+    // A group not aborted (R17) may still be held past the range's end.
+    [[nodiscard]] bool holds_past_end() const;
+    // Under `bound`, the bound on held groups dropped this one: holding never hands it out.
+    [[nodiscard]] bool held_dropped(int copy, std::uint64_t sequence, HeldBound bound) const;
+
+    // ---- R10..R13: ends ----
+    // The ends a walk may answer with the route read as `route`, the copies read at `at`
+    // and what a replaced copy may still land judged at `retained_at`.
+    [[nodiscard]] std::vector<std::optional<model::Error>> legal_ends(const LegalState& state, const RouteView& route,
+                                                                      std::size_t at, std::size_t retained_at,
+                                                                      kio::Instant now, HeldBound bound) const;
+    // R11/R13: why the serving copy does not end the read, or nothing and its end.
+    [[nodiscard]] std::optional<std::string> serving_done(const LegalState& state, std::size_t at, HeldBound bound,
+                                                          std::optional<model::Error>& error) const;
+    // R10..R13: some point of the walk and reading of the held bound (R12) allows `error`.
+    [[nodiscard]] bool end_allowed(const LegalState& state, std::size_t read_at, std::optional<model::Error> error,
+                                   kio::Instant now) const;
+    // R7/R10: the missed wake of a parked reader under one reading of the held bound.
+    [[nodiscard]] std::optional<std::string> missed_wake(kio::Instant now, HeldBound bound) const;
+
+    // ---- R6, R14: the reads of handed-out groups (resume_group_reads.cpp) ----
+    // R6, R14: whether `copy` may hand frames to `read`: a supplier, or a copy the route
+    // served at or after its take (its recover follows the route).
     [[nodiscard]] bool may_continue_from(const GroupRead& read, int copy) const;
-    // Why a group read parked now has missed a wake, if it has (R14): stalled on a group
+    // R14: why a group read parked now has missed a wake, if it has: stalled on a group
     // landed open, or failed, it may wait only where its recover would.
     [[nodiscard]] std::optional<std::string> group_read_parked(std::uint64_t sequence) const;
 
+    // The reader's configuration and the history.
     model::Walk walk_;
     kio::Duration grace_;
     std::uint64_t delivered_window_;
     std::size_t operations_ = 0;
     bool under_way_ = false;  // the last operation told has not returned yet
-    std::array<Track, copy_count> tracks_;
+    std::array<CopyHistory, copy_count> copies_;
     std::vector<Generation> generations_{Generation{}};  // generation 0: nothing served yet
-    std::optional<std::optional<model::Error>> end_;
-    std::size_t end_at_ = 0;
+    std::optional<std::optional<model::Error>> route_end_;
+    std::size_t route_end_at_ = 0;
     kio::Instant last_event_{};
 
+    // What the answers fixed (R5, R10, R12).
     std::uint64_t range_start_ = 0;
     std::optional<std::uint64_t> range_end_;
-    std::optional<std::uint64_t> skipped_;
-    std::set<std::uint64_t> delivered_;  // the newest `delivered_window_` handed out
-    std::uint64_t delivered_floor_ = 0;  // below: forgotten, counts as handed out
-    std::optional<std::uint64_t> newest_;
-    std::optional<std::uint64_t> floor_;                  // sequence walks: last handed out or skipped to
-    std::set<std::pair<int, std::uint64_t>> maybe_held_;  // (copy, sequence)
-    mutable bool dropped_reading_ = false;                // see Dropped
-    bool stopped_ = false;
+    std::set<std::uint64_t> remembered_;  // the newest `delivered_window_` an arrival walk handed out
+    std::uint64_t forgotten_below_ = 0;   // below it, all counts as handed out
+    std::optional<std::uint64_t> newest_handed_out_;
+    std::optional<std::uint64_t> floor_;                     // a sequence walk's: last handed out or skipped to
+    std::set<std::pair<int, std::uint64_t>> held_past_end_;  // (copy, sequence) an arrival walk may hold
+    bool ended_ = false;
     std::map<std::uint64_t, GroupRead> group_reads_;
     std::map<std::uint64_t, std::optional<model::Error>> group_endings_;  // the reads that ended
 
-    std::vector<Belief> beliefs_{Belief{}};
+    // Every reader state the history allows, and where the poll now answering began.
+    std::vector<LegalState> legal_states_{LegalState{}};
     std::size_t window_from_ = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -140,4 +141,52 @@ TEST_CASE("r14_a_stalled_read_parked_while_the_serving_copy_holds_its_frame_miss
     CHECK(missed->rfind("R14: missed wake", 0) == 0);
     CHECK_FALSE(history.model.group_frame(0, ResumeModel::payload(B, 0)));
     CHECK_FALSE(history.model.group_ended(0, std::nullopt));
+}
+
+// R12: with a window of 1, holding 1 and 2 past the range's end may have dropped 2 (the
+// model cannot see whether it did), and B's cursor went past it. Once 1 is handed out,
+// B's clean end is legal under that reading of the bound, though not under the other.
+TEST_CASE("r12_an_end_is_legal_where_the_held_bound_may_have_dropped_a_group") {
+    History history{1};
+    history.land(B, 1);
+    history.serve(B);
+    history.land(B, 2);
+    history.finish(B);
+    history.model.range_set(0, 1);
+    history.model.poll_begun();
+    history.model.answered_pending(history.now);
+    history.model.range_set(0, std::nullopt);
+    REQUIRE_FALSE(history.take(B, 1));
+    history.model.poll_begun();
+    CHECK_FALSE(history.model.answered_end(std::nullopt, history.now));
+}
+
+// R12, R7: the same bound seen from a parked reader: A's group 2 may have been dropped
+// with 1 held, so a reader parked after handing out 1 has missed no wake (a missed wake is
+// one under both readings of the bound).
+TEST_CASE("r12_a_group_the_held_bound_may_have_dropped_is_owed_under_one_reading_only") {
+    History history{1};
+    history.model.range_set(0, 1);
+    REQUIRE(history.model.open(A, 1, history.now));
+    history.model.operation_done();
+    history.land(A, 2);
+    history.serve(A);
+    history.model.poll_begun();
+    history.model.answered_pending(history.now);
+    history.model.range_set(0, std::nullopt);
+    history.model.poll_begun();
+    REQUIRE_FALSE(history.model.answered_group(1, {}, history.now));  // landed open: no frame yet
+    history.model.poll_begun();
+    history.model.answered_pending(history.now);
+    CHECK_FALSE(history.model.quiescent(history.now));
+}
+
+// R10: a floor skipped to the largest u64 uses the range up: one past it saturates there,
+// never wraps back to 0, so a clean end is legal at once.
+TEST_CASE("r10_a_range_below_a_floor_at_the_largest_u64_is_used_up") {
+    ResumeModel model(Walk::sequence, 2s);
+    model.skipped(std::numeric_limits<std::uint64_t>::max());
+    model.range_set(0, 10);
+    model.poll_begun();
+    CHECK_FALSE(model.answered_end(std::nullopt, Instant{}));
 }
