@@ -201,8 +201,6 @@ public:
 
     [[nodiscard]] Consumer<T> consume() const;
 
-    [[nodiscard]] bool same_cell(const Producer& other) const { return state_ == other.state_; }
-
 private:
     template <class>
     friend class Consumer;
@@ -318,8 +316,6 @@ public:
         CoreLock lock(state_->mutex, cell_lock_level<T>);
         return state_->closed;
     }
-
-    [[nodiscard]] bool same_cell(const Consumer& other) const { return state_ == other.state_; }
 
 private:
     template <class>

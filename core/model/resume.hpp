@@ -76,8 +76,7 @@ public:
     [[nodiscard]] bool gate_armed(Walk walk) const { return reads_[index(walk)].armed(); }
     [[nodiscard]] std::vector<CopyView> copies() const;
     [[nodiscard]] std::optional<std::uint64_t> ordered_floor() const { return floor_; }
-    // The route generation the last walk followed, and the copy the last take came from.
-    [[nodiscard]] std::uint64_t route_generation() const { return seen_generation_; }
+    // The route generation of the copy the last take came from.
     [[nodiscard]] std::optional<std::uint64_t> taken_from() const { return taken_from_; }
 
 private:
