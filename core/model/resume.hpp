@@ -154,6 +154,8 @@ private:
     // Sequences below `floor` are offered by no copy's sequence cursor any more.
     void raise_sequence_cursors(std::uint64_t floor);
     void disarm_all();
+    // Asserts what every walk, take and change of range or floor keeps (ARCHITECTURE.md).
+    void check_reader() const;
 
     kio::Consumer<RouteState> route_;
     kio::Consumer<Preferences> preferences_;
