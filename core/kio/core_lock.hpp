@@ -1,11 +1,10 @@
 // The core's locks. Every mutex of the core is taken through CoreLock, with its level in
 // the lock order (docs/ARCHITECTURE.md: route, then track, then group, then the leaf
-// locks). In every build (release too, like every core assertion) it counts the core
-// locks this thread holds and remembers where and at which level the innermost was
-// taken, so a waker run or a schedule point under a core lock (assert_no_core_lock), and
-// a lock taken under one of its own level or a higher one, are caught where they happen,
-// before the lock blocks. The cost is a few thread-local loads and stores per lock; the
-// idle path takes no lock.
+// locks). In a build with assertions (no NDEBUG) it counts the core locks this thread
+// holds and remembers where and at which level the innermost was taken, so a waker run
+// or a schedule point under a core lock (assert_no_core_lock), and a lock taken under
+// one of its own level or a higher one, are caught where they happen, before the lock
+// blocks. With NDEBUG, CoreLock is a plain std::lock_guard and the checks are nothing.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +65,8 @@ constexpr LockLevel lock_level_of() {
 template <class T>
 inline constexpr LockLevel cell_lock_level = lock_level_of<T>();
 
+#ifndef NDEBUG
+
 namespace detail {
 
 struct HeldLocks {
@@ -95,16 +96,12 @@ public:
     CoreLock(std::mutex& mutex, LockLevel level, const char* file = __builtin_FILE(), int line = __builtin_LINE())
         : guard_(in_lock_order(mutex, level, CodePlace{file, line})),
           outer_(detail::held_locks.innermost),
-          outer_level_(detail::held_locks.level),
-          level_(level) {
+          outer_level_(detail::held_locks.level) {
         ++detail::held_locks.count;
         detail::held_locks.innermost = CodePlace{file, line};
         detail::held_locks.level = level;
     }
     ~CoreLock() {
-        // Released innermost first, on the thread that took it: this is the innermost.
-        MOQ_ASSERT_GT(detail::held_locks.count, 0);
-        MOQ_ASSERT(detail::held_locks.level == level_);
         --detail::held_locks.count;
         detail::held_locks.innermost = outer_;
         detail::held_locks.level = outer_level_;
@@ -116,7 +113,6 @@ private:
     std::lock_guard<std::mutex> guard_;
     CodePlace outer_;
     LockLevel outer_level_;
-    LockLevel level_;
 };
 
 // How many core locks this thread holds now.
@@ -133,5 +129,20 @@ inline void assert_no_core_lock(const char* what, CodePlace at) {
                                " core lock(s), the innermost taken at " + held.innermost.file + ":" +
                                std::to_string(held.innermost.line));
 }
+
+#else
+
+class CoreLock {
+public:
+    CoreLock(std::mutex& mutex, LockLevel) : guard_(mutex) {}
+
+private:
+    std::lock_guard<std::mutex> guard_;
+};
+
+inline int core_locks_held() { return 0; }
+inline void assert_no_core_lock(const char*, CodePlace) {}
+
+#endif
 
 }  // namespace moq::kio
