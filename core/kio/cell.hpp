@@ -87,8 +87,22 @@ struct CellState {
         }
     };
     Drained close_locked() {
+        MOQ_ASSERT(!closed);
         closed = true;
-        return Drained{value_waiters.take(), closed_waiters.take(), consumer_waiters.take()};
+        Drained drained{value_waiters.take(), closed_waiters.take(), consumer_waiters.take()};
+        check_locked();
+        return drained;
+    }
+
+    // Under the lock, what every change keeps: a closed cell holds no waiter (nobody
+    // registers on it), and an open one has a producer (the last one's going closes it).
+    // Integer compares only.
+    void check_locked() const {
+        if (closed) {
+            MOQ_ASSERT(value_waiters.empty() && closed_waiters.empty() && consumer_waiters.empty());
+        } else {
+            MOQ_ASSERT_GT(producers, 0u);
+        }
     }
 };
 
@@ -109,6 +123,7 @@ public:
     Producer(const Producer& other) : state_(other.state_) {
         if (!state_) return;
         CoreLock lock(state_->mutex, cell_lock_level<T>);
+        MOQ_ASSERT_GT(state_->producers, 0u);  // `other` is one
         ++state_->producers;
     }
     Producer(Producer&& other) noexcept = default;
@@ -131,6 +146,8 @@ public:
             if (state_->closed) return false;
             std::forward<F>(change)(state_->value);
             woken = state_->value_waiters.take();
+            MOQ_ASSERT(state_->value_waiters.empty());
+            state_->check_locked();
             // The mutant runs the wakers under the lock, where a task polled at once
             // would take this lock again.
             if (!MOQ_SITE("cell.modify.wake_unlocked", notify)) woken.wake();
@@ -146,6 +163,7 @@ public:
         CoreLock lock(state_->mutex, cell_lock_level<T>);
         if (state_->closed) return false;
         std::forward<F>(change)(state_->value);
+        state_->check_locked();
         return true;
     }
 
@@ -201,8 +219,6 @@ public:
 
     [[nodiscard]] Consumer<T> consume() const;
 
-    [[nodiscard]] bool same_cell(const Producer& other) const { return state_ == other.state_; }
-
 private:
     template <class>
     friend class Consumer;
@@ -238,6 +254,7 @@ public:
                 woken = state_->close_locked();
                 closing = true;
             }
+            state_->check_locked();
         }
         if (closing && wake) woken.wake();
         state_.reset();
@@ -253,7 +270,9 @@ public:
     // The count is at least one (`other`'s) and stays so: no consumer waiter can tell,
     // so no lock. A copy of a moved-from consumer is moved-from too.
     Consumer(const Consumer& other) : state_(other.state_) {
-        if (state_) state_->consumers.fetch_add(1, std::memory_order_relaxed);
+        if (!state_) return;
+        const std::size_t before = state_->consumers.fetch_add(1, std::memory_order_relaxed);
+        MOQ_ASSERT_GT(before, 0u);
     }
     Consumer(Consumer&& other) noexcept = default;
     Consumer& operator=(const Consumer& other) {
@@ -281,6 +300,8 @@ public:
         if (answer) return CellPoll<R>::ready(std::move(*answer));
         if (state_->closed) return CellPoll<R>::closed();
         waiter.register_on(state_->value_waiters);
+        // Registered under the lock the check ran under: the next change wakes it.
+        MOQ_ASSERT(waiter.is_noop() || !state_->value_waiters.empty());
         return CellPoll<R>::pending();
     }
 
@@ -319,8 +340,6 @@ public:
         return state_->closed;
     }
 
-    [[nodiscard]] bool same_cell(const Consumer& other) const { return state_ == other.state_; }
-
 private:
     template <class>
     friend class Producer;
@@ -329,7 +348,10 @@ private:
         WaiterList woken = WaiterList::untracked();
         {
             CoreLock lock(state_->mutex, cell_lock_level<T>);
-            if (state_->consumers.fetch_add(1, std::memory_order_acq_rel) == 0) woken = state_->consumer_waiters.take();
+            const std::size_t before = state_->consumers.fetch_add(1, std::memory_order_acq_rel);
+            // Only a change from zero wakes, taken under the lock the waiters registered under.
+            if (before == 0) woken = state_->consumer_waiters.take();
+            MOQ_ASSERT(before != 0 || state_->consumer_waiters.empty());
         }
         detail::wake_unlocked(woken, "wake.cell.consumers");
     }

@@ -96,12 +96,16 @@ public:
     CoreLock(std::mutex& mutex, LockLevel level, const char* file = __builtin_FILE(), int line = __builtin_LINE())
         : guard_(in_lock_order(mutex, level, CodePlace{file, line})),
           outer_(detail::held_locks.innermost),
-          outer_level_(detail::held_locks.level) {
+          outer_level_(detail::held_locks.level),
+          level_(level) {
         ++detail::held_locks.count;
         detail::held_locks.innermost = CodePlace{file, line};
         detail::held_locks.level = level;
     }
     ~CoreLock() {
+        // Released innermost first, on the thread that took it: this is the innermost.
+        MOQ_ASSERT_GT(detail::held_locks.count, 0);
+        MOQ_ASSERT(detail::held_locks.level == level_);
         --detail::held_locks.count;
         detail::held_locks.innermost = outer_;
         detail::held_locks.level = outer_level_;
@@ -113,6 +117,7 @@ private:
     std::lock_guard<std::mutex> guard_;
     CodePlace outer_;
     LockLevel outer_level_;
+    LockLevel level_;
 };
 
 // How many core locks this thread holds now.

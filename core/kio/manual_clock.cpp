@@ -26,8 +26,11 @@ void ManualClock::advance_to(Instant at) {
         CoreLock lock(mutex_, LockLevel::clock);
         // Never is never reached: a deadline at it stays Pending however far time goes.
         if (at > Instant::last()) at = Instant::last();
+        const Instant before = now_;
         if (at > now_) now_ = at;
         at = now_;
+        // Time never goes back.
+        MOQ_ASSERT(now_ >= before);
         MOQ_ASSERT_LT(now_.since_start.count(), Instant::never().since_start.count());
     }
     timers_.fire_until(at);

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "kio/waiter.hpp"
+#include "util/assert.hpp"
 
 namespace moq::kio {
 
@@ -53,6 +54,8 @@ private:
     // Out of line: the caller's fast path stays one compare and keeps few registers.
     [[gnu::noinline]] const Waiter& hold_new(const Waker& waker) {
         replace(waker);
+        // The next poll by this task takes the fast path.
+        MOQ_ASSERT(held_->waker().will_wake(waker));
         return *held_;
     }
     void replace(const Waker& waker) noexcept {

@@ -4,6 +4,7 @@
 
 #include "kio/core_lock.hpp"
 #include "kio/schedule_point.hpp"
+#include "util/assert.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::kio {
@@ -13,7 +14,10 @@ void TimerQueue::add(Instant at, const Waiter& waiter) {
     // deadline to the end of time.
     if (at >= Instant::never()) return;
     CoreLock lock(mutex_, LockLevel::timers);
-    waiter.register_on(lists_[at]);
+    WaiterList& list = lists_[at];
+    waiter.register_on(list);
+    // Registered under the lock fire_until takes the list under.
+    MOQ_ASSERT(waiter.is_noop() || !list.empty());
 }
 
 void TimerQueue::fire_until(Instant now) {
@@ -24,6 +28,8 @@ void TimerQueue::fire_until(Instant now) {
         auto end = MOQ_SITE("timers.fire.due_now", notify) ? lists_.upper_bound(now) : lists_.lower_bound(now);
         for (auto it = lists_.begin(); it != end; ++it) due.push_back(it->second.take());
         lists_.erase(lists_.begin(), end);
+        // Nothing left lies before `now`: every list that was due is taken out.
+        MOQ_ASSERT(lists_.empty() || lists_.begin()->first >= now);
     }
     if (due.empty()) return;
     schedule_point("wake.timers");

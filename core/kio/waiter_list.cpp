@@ -87,6 +87,9 @@ void WaiterList::add(const Waiter& waiter) {
     }
     try {
         append(identity);
+        // Registered: the list holds at least this entry, within its slots.
+        MOQ_ASSERT(!empty());
+        MOQ_ASSERT_LE(len_, capacity_);
     } catch (...) {
         // Not added (growing the list failed): the record presume made must not claim
         // a presence that never happened, or the next registration would be skipped

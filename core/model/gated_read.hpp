@@ -70,6 +70,10 @@ public:
             gate_ = std::make_unique<Idle<K>>();
             shared_ = &gate_->shared();
         }
+        // The idle path's pointer is the gate's block once set up, the never-armed one
+        // before; a Ready walk leaves the gate unarmed.
+        MOQ_ASSERT(gate_ ? shared_ == &gate_->shared() : shared_ == &detail::IdleShared::never_armed);
+        MOQ_ASSERT(pending || !armed());
         return answer;
     }
 
@@ -81,9 +85,15 @@ public:
         return shared_->parked(waiter) && gate_->key() == key;
     }
     void disarm() {
-        if (gate_) gate_->disarm();
+        if (!gate_) return;
+        gate_->disarm();
+        // Only the owner arms its gate, and a wake only marks it fired: no arm can come
+        // between the disarm and here.
+        MOQ_ASSERT(!gate_->armed());
     }
     [[nodiscard]] bool has_gate() const { return gate_ != nullptr; }
+    // Between a walk's start and its finish.
+    [[nodiscard]] bool walking() const { return gate_ && gate_->walking(); }
     [[nodiscard]] bool armed() const { return gate_ && gate_->armed(); }
     [[nodiscard]] const WalkCounter& counter() const { return counter_; }
 

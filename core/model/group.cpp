@@ -21,6 +21,25 @@ std::optional<Next<std::monostate>> terminal(const GroupState& state, std::size_
     return std::nullopt;
 }
 
+// What every change of a group keeps, checked under its lock: within its limits, one
+// partial frame at most and none once finished, a finished count that is the frames
+// held until an abort, and an abort that holds nothing. Integer compares only.
+void check_group(const GroupState& state) {
+    MOQ_ASSERT_LE(state.bytes, state.limits.max_bytes);
+    MOQ_ASSERT_LE(state.next_index(), state.limits.max_frames);
+    if (state.partial) {
+        MOQ_ASSERT_LE(state.partial->size(), state.partial_size);
+        MOQ_ASSERT(!state.fin && !state.abort);
+    }
+    if (state.fin && !state.abort) MOQ_ASSERT_EQ(state.frames.size(), *state.fin);
+    if (state.abort) {
+        MOQ_ASSERT(state.frames.empty() && !state.partial);
+        MOQ_ASSERT_EQ(state.bytes, 0u);
+    }
+    // Only the last producer's going marks an abort released.
+    if (state.released) MOQ_ASSERT(state.abort == Error::dropped);
+}
+
 template <class T>
 Next<T> as(const Next<std::monostate>& ending) {
     if (ending.is_error()) return Next<T>(ending.error());
@@ -35,6 +54,8 @@ GroupProducer::GroupProducer(std::uint64_t sequence, GroupLimits limits) : seque
     cell_.modify_quietly([&](GroupState& state) {
         state.sequence = sequence;
         state.limits = limits;
+        MOQ_ASSERT(state.frames.empty() && !state.fin && !state.abort);
+        check_group(state);
     });
 }
 
@@ -53,10 +74,13 @@ std::optional<Error> GroupProducer::write_frame(std::string payload) {
         refused = refuse_new_frame(state, payload.size());
         too_large = refused == Error::too_large;
         if (!refused) {
+            const std::size_t frames = state.frames.size();
             state.bytes += payload.size();
             MOQ_ASSERT_LE(state.bytes, state.limits.max_bytes);
             state.frames.push_back(std::make_shared<const std::string>(std::move(payload)));
+            MOQ_ASSERT_EQ(state.frames.size(), frames + 1);
         }
+        check_group(state);
     });
     if (!open) return Error::closed;
     if (too_large) abort(Error::too_large);
@@ -74,7 +98,9 @@ std::optional<Error> GroupProducer::start_frame(std::size_t size) {
             state.partial = std::make_shared<std::string>();
             state.partial->reserve(size);
             state.partial_size = size;
+            MOQ_ASSERT_LE(state.bytes + size, state.limits.max_bytes);
         }
+        check_group(state);
     });
     if (!open) return Error::closed;
     if (too_large) abort(Error::too_large);
@@ -93,7 +119,9 @@ std::optional<Error> GroupProducer::write_chunk(std::string_view chunk) {
         } else {
             state.partial->append(chunk);
             state.bytes += chunk.size();
+            MOQ_ASSERT_LE(state.partial->size(), state.partial_size);
         }
+        check_group(state);
     });
     if (!open) return Error::closed;
     if (!refused && MOQ_SITE("group.write_chunk.notify", notify)) cell_.notify();
@@ -108,9 +136,13 @@ std::optional<Error> GroupProducer::end_frame() {
         } else if (state.partial->size() != state.partial_size) {
             refused = Error::wrong_size;
         } else {
+            const std::size_t next = state.next_index();
             state.frames.push_back(std::move(state.partial));
             state.partial.reset();
+            // The frame in flight became the last whole one: no index moved.
+            MOQ_ASSERT_EQ(state.next_index(), next);
         }
+        check_group(state);
     });
     if (!open) return Error::closed;
     if (!refused && MOQ_SITE("group.end_frame.notify", notify)) cell_.notify();
@@ -128,6 +160,7 @@ std::optional<Error> GroupProducer::finish() {
             state.fin = state.frames.size();
             MOQ_ASSERT_LE(*state.fin, state.limits.max_frames);
         }
+        check_group(state);
     });
     if (!open) return Error::closed;
     if (!refused && MOQ_SITE("group.finish.notify", notify)) cell_.notify();
@@ -142,6 +175,7 @@ void GroupProducer::abort(Error error) {
         state.frames.clear();
         state.partial.reset();
         state.bytes = 0;
+        check_group(state);
     });
     if (open && MOQ_SITE("group.abort.notify", notify)) cell_.close();
 }
@@ -165,6 +199,7 @@ void GroupProducer::release() {
             state.frames.clear();
             state.partial.reset();
             state.bytes = 0;
+            check_group(state);
         },
         MOQ_SITE("group.drop.notify", notify));
 }
@@ -192,6 +227,9 @@ kio::Poll<Next<std::string>> FrameReader::poll_read_chunk(const kio::Waiter& wai
         } else {
             return Next<std::string>(Error::dropped);
         }
+        // A frame only grows, up to its declared size: this reader never ran past it.
+        MOQ_ASSERT_LE(read_, bytes->size());
+        MOQ_ASSERT_LE(bytes->size(), size);
         if (read_ < bytes->size()) {
             std::string chunk = bytes->substr(read_);
             read_ = bytes->size();
@@ -228,7 +266,10 @@ kio::Poll<Next<T>> GroupConsumer::gated(const kio::Waiter& waiter, Walk&& walk) 
 }
 
 void GroupConsumer::give_up_with(Error error) {
+    // Only a read still going gives up: a verdict or an earlier give-up answers first.
+    MOQ_ASSERT(!expired_ && !ended_);
     if (!given_up_) given_up_ = error;  // resumed() disarms the gate for every end it hands out
+    MOQ_ASSERT(given_up_.has_value());
 }
 
 template <class T>
@@ -277,6 +318,8 @@ kio::Poll<Next<T>> GroupConsumer::recovering(const kio::Waiter& waiter, Read&& r
             return Next<T>(*error);
         }
         Replacement& adopted = std::get<Replacement>(replacement.value());
+        MOQ_ASSERT_LT(adoptions, max_adoptions);
+        MOQ_ASSERT(!given_up_ && !expired_);
         recover_->adopt(adopted);
         cell_ = adopted.cell;
         if (adopted.expiry) expiry_ = adopted.expiry;
@@ -293,6 +336,8 @@ std::optional<Next<std::monostate>> GroupConsumer::expiry_verdict(const kio::Wai
     last_budget_ = budget;
     const kio::Waiter& registered = registering(MOQ_SITE("group.expiry.register", register_input), waiter);
     if (!expiry_->is_expired(budget, registered)) return std::nullopt;
+    // A verdict is reached once: every later read answers it without asking again.
+    MOQ_ASSERT(!expired_ && !ended_);
     expired_ = true;
     // A verdict reached outside a gated read must reach the gated reads too.
     if (MOQ_SITE("group.expiry_verdict.disarm", disarm)) disarm();
@@ -304,6 +349,7 @@ std::optional<Next<std::monostate>> GroupConsumer::expiry_verdict(const kio::Wai
     });
     if (unread) return Next<std::monostate>(Error::old);
     ended_ = true;
+    MOQ_ASSERT(expired_);
     return Next<std::monostate>(End{});
 }
 
@@ -311,12 +357,17 @@ kio::Poll<Next<Bytes>> GroupConsumer::read_once(const kio::Waiter& waiter) {
     if (capped()) return Next<Bytes>(End{});
     const kio::Waiter& registered = registering(MOQ_SITE("group.read.register", register_input), waiter);
     auto answer = cell_.poll(registered, [&](const GroupState& state) -> std::optional<Next<Bytes>> {
-        if (index_ < state.frames.size()) return Next<Bytes>(state.frames[index_]);
+        if (index_ < state.frames.size()) {
+            MOQ_ASSERT(state.frames[index_] != nullptr);
+            return Next<Bytes>(state.frames[index_]);
+        }
         if (auto ending = terminal(state, index_)) return as<Bytes>(*ending);
         return std::nullopt;  // a frame still arriving is not a whole frame yet
     });
     if (answer.is_ready()) {
         if (answer.value().is_item()) {
+            // The cap was checked before the read: a frame handed out lies below it.
+            MOQ_ASSERT(!capped());
             ++index_;
             if (bytes_) bytes_->fetch_add(answer.value().item()->size(), std::memory_order_relaxed);
         }
@@ -407,6 +458,7 @@ kio::Poll<Next<FrameReader>> GroupConsumer::poll_next_frame(const kio::Waiter& w
             return kio::Poll<Next<FrameReader>>::pending();
         }
         if (!answer.value().is_item()) return as<FrameReader>(answer.value());
+        MOQ_ASSERT(!capped());
         FrameReader reader(cell_, index_++);
         // The cursor moved without any input firing: a parked whole-frame read may
         // have been waiting out this very frame.
@@ -441,25 +493,38 @@ kio::Poll<Next<std::size_t>> GroupConsumer::poll_finished(const kio::Waiter& wai
 // ---- builders and mutators: the disarm points ----
 
 GroupConsumer& GroupConsumer::skip_to(std::size_t index) {
+    MOQ_ASSERT(!reads_.walking());  // a builder never runs inside this reader's own walk
+    const std::size_t before = index_;
     if (index > index_) index_ = index;
+    // The cursor never moves back.
+    MOQ_ASSERT_GE(index_, before);
+    MOQ_ASSERT_GE(index_, index);
     if (MOQ_SITE("group.skip_to.disarm", disarm)) disarm();
     return *this;
 }
 
 GroupConsumer& GroupConsumer::with_range(std::size_t start, std::optional<std::size_t> end) {
+    MOQ_ASSERT(!reads_.walking());  // a builder never runs inside this reader's own walk
+    const std::size_t before = index_;
     if (start > index_) index_ = start;
     end_ = end;
+    // The cursor never moves back, and stands at the range's start or past it.
+    MOQ_ASSERT_GE(index_, before);
+    MOQ_ASSERT_GE(index_, start);
     if (MOQ_SITE("group.with_range.disarm", disarm)) disarm();
     return *this;
 }
 
 GroupConsumer& GroupConsumer::with_end(std::optional<std::size_t> end) {
+    MOQ_ASSERT(!reads_.walking());  // a builder never runs inside this reader's own walk
     end_ = end;
+    MOQ_ASSERT(end_ == end);
     if (MOQ_SITE("group.with_end.disarm", disarm)) disarm();
     return *this;
 }
 
 GroupConsumer& GroupConsumer::compressed(Codec codec) {
+    MOQ_ASSERT(!reads_.walking());  // a builder never runs inside this reader's own walk
     codec_ = codec;
     if (MOQ_SITE_EXPLAINED("group.compressed.disarm", disarm,
                            "A parked read has no frame to encode, so switching the codec cannot turn "
@@ -470,12 +535,14 @@ GroupConsumer& GroupConsumer::compressed(Codec codec) {
 }
 
 GroupConsumer& GroupConsumer::with_expiry(std::shared_ptr<Expiry> expiry) {
+    MOQ_ASSERT(!reads_.walking());  // a builder never runs inside this reader's own walk
     expiry_ = std::move(expiry);
     if (MOQ_SITE("group.with_expiry.disarm", disarm)) disarm();
     return *this;
 }
 
 GroupConsumer& GroupConsumer::with_recover(std::unique_ptr<Recover> recover) {
+    MOQ_ASSERT(!reads_.walking());  // a builder never runs inside this reader's own walk
     recover_ = std::move(recover);
     if (MOQ_SITE("group.with_recover.disarm", disarm)) disarm();
     return *this;

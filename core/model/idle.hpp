@@ -53,7 +53,8 @@ public:
     // The waker that input lists hold. Its data pointer is this block, so it stays the
     // same across walks and an outer gate's waker keeps an inner gate armed.
     kio::Waker waker() {
-        refs_.fetch_add(1, std::memory_order_relaxed);
+        const std::uint32_t before = refs_.fetch_add(1, std::memory_order_relaxed);
+        MOQ_ASSERT_GT(before, 0u);  // the caller holds one
         return kio::Waker(&vtable, this);
     }
 
@@ -68,6 +69,9 @@ public:
         // The serial stands for task_ from here on: its waiter's waker will wake it.
         task_serial_ = waiter.serial();
         clear();
+        // Only the owner arms, and it is here: a wake since the clear only marks it fired.
+        MOQ_ASSERT(!armed());
+        MOQ_ASSERT(task_.will_wake(waiter.waker()));
     }
     // The idle path past the key: armed, nothing fired, gates on, and the recorded
     // task, known by the serial of the waiter that walked last or else by will_wake.
@@ -78,9 +82,17 @@ public:
     }
 
     // The gate's state (armed_bit, fired_bit), one atomic byte for the idle path.
+    // The state word holds only the two bits, so it never reads as `never_parked`; a gate
+    // arms once per walk, whose start cleared it.
     void clear() { state_.store(0, std::memory_order_release); }
-    void arm() { state_.fetch_or(armed_bit, std::memory_order_acq_rel); }
-    void disarm() { state_.fetch_and(static_cast<std::uint8_t>(~armed_bit), std::memory_order_acq_rel); }
+    void arm() {
+        const std::uint8_t before = state_.fetch_or(armed_bit, std::memory_order_acq_rel);
+        MOQ_ASSERT_EQ(before & ~fired_bit, 0);
+    }
+    void disarm() {
+        const std::uint8_t before = state_.fetch_and(static_cast<std::uint8_t>(~armed_bit), std::memory_order_acq_rel);
+        MOQ_ASSERT_EQ(before & ~(armed_bit | fired_bit), 0);
+    }
     // Armed, nothing fired, and gates on.
     [[nodiscard]] bool quiet() const {
         return state_.load(std::memory_order_acquire) == parked_state.load(std::memory_order_relaxed);
@@ -94,7 +106,9 @@ public:
     // pointer.
     static const IdleShared never_armed;
     void release() {
-        if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+        const std::uint32_t before = refs_.fetch_sub(1, std::memory_order_acq_rel);
+        MOQ_ASSERT_GT(before, 0u);
+        if (before == 1) delete this;
     }
 
 private:
@@ -117,11 +131,15 @@ private:
         if (!mark_first) mark_fired();
     }
     void mark_fired() {
-        if (MOQ_SITE("idle.fire.mark_fired", gate)) state_.fetch_or(fired_bit, std::memory_order_acq_rel);
+        if (!MOQ_SITE("idle.fire.mark_fired", gate)) return;
+        const std::uint8_t before = state_.fetch_or(fired_bit, std::memory_order_acq_rel);
+        MOQ_ASSERT_EQ(before & ~(armed_bit | fired_bit), 0);
     }
 
     static void* clone_fn(void* data) {
-        static_cast<IdleShared*>(data)->refs_.fetch_add(1, std::memory_order_relaxed);
+        // A clone is made from a live waker, which holds a reference.
+        const std::uint32_t before = static_cast<IdleShared*>(data)->refs_.fetch_add(1, std::memory_order_relaxed);
+        MOQ_ASSERT_GT(before, 0u);
         return data;
     }
     static void wake_fn(void* data) { static_cast<IdleShared*>(data)->fire(); }
@@ -164,6 +182,8 @@ public:
         walking_ = true;
         key_ = key;
         shared_->start_walk(waiter);
+        // The walk registers the gate's own waiter, whose waker points at this block.
+        MOQ_ASSERT(!waiter_.is_noop() && waiter_.waker().data() == shared_);
         return waiter_;
     }
 
@@ -175,6 +195,8 @@ public:
         // gate that fired during its walk still walks next time.
         const bool fired = MOQ_SITE("idle.finish.fired_during_walk", gate) && shared_->fired();
         if (pending && !fired) shared_->arm();
+        // Armed only by a walk that answered Pending.
+        MOQ_ASSERT(pending || !shared_->armed());
     }
 
     // The next read walks in full.

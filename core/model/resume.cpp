@@ -46,8 +46,13 @@ kio::Poll<Next<const Peek*>> ResumeReader::peek_walk(const kio::Waiter& waiter, 
         MOQ_ASSERT(!reads_[index(walk)].armed());
         return Next<const Peek*>(&peeked_->peek);
     }
-    return reads_[index(walk)].walk(waiter, OneWalk{}, MOQ_SITE("resume.gate.setup", gate),
-                                    [&](const kio::Waiter& through) { return walk_once(through, walk); });
+    auto answer = reads_[index(walk)].walk(waiter, OneWalk{}, MOQ_SITE("resume.gate.setup", gate),
+                                           [&](const kio::Waiter& through) { return walk_once(through, walk); });
+    check_reader();
+    // A Ready item is the peek in hand, of this walk.
+    if (answer.is_ready() && answer.value().is_item())
+        MOQ_ASSERT(peeked_ && peeked_->walk == walk && answer.value().item() == &peeked_->peek);
+    return answer;
 }
 
 void ResumeReader::follow_route(std::uint64_t generation, std::optional<TrackConsumer> serving) {
@@ -68,6 +73,7 @@ void ResumeReader::follow_route(std::uint64_t generation, std::optional<TrackCon
     Copy fresh{generation, std::move(*serving), {}, {}, false, std::nullopt, kio::Instant{},
                mirrored_,  newest_.value_or(0)};
     copies_.push_back(std::move(fresh));
+    MOQ_ASSERT(!copies_.back().replaced && copies_.back().generation == seen_generation_);
 }
 
 TrackCursor& ResumeReader::cursor(Copy& copy, Walk walk) {
@@ -138,12 +144,18 @@ bool ResumeReader::retained(const Copy& copy, Walk walk, kio::Instant now) const
 
 void ResumeReader::let_go(Walk walk, kio::Instant now) {
     const Walk other = walk == Walk::arrival ? Walk::sequence : Walk::arrival;
+    const std::size_t before = copies_.size();
+    const std::size_t serving =
+        std::count_if(copies_.begin(), copies_.end(), [](const Copy& copy) { return !copy.replaced; });
     std::erase_if(copies_, [&](const Copy& copy) {
         if (!copy.replaced) return false;
         if (peeked_ && peeked_->generation == copy.generation) return false;
         const bool other_used = copy.cursors[index(other)].has_value();
         return !retained(copy, walk, now) && !(other_used && retained(copy, other, now));
     });
+    // Only replaced copies go; the one that may serve stays.
+    MOQ_ASSERT_LE(copies_.size(), before);
+    MOQ_ASSERT_LE(serving, copies_.size());
 }
 
 bool ResumeReader::range_exhausted(Walk walk) const {
@@ -181,6 +193,9 @@ ResumeReader::RouteRead ResumeReader::sync_inputs(const kio::Waiter& waiter) {
             if (!copy.replaced) copy.demand = preferences;
     }
     if (read.generation != seen_generation_) follow_route(read.generation, std::move(read.fresh));
+    // The walk reads on at the route's generation, whose copy (if any) is the newest.
+    MOQ_ASSERT_EQ(seen_generation_, read.generation);
+    MOQ_ASSERT(!read.serving || (!copies_.empty() && copies_.back().generation == seen_generation_));
     kio::schedule_point("resume.before_copies");
     return read;
 }
@@ -192,6 +207,9 @@ const Peek* ResumeReader::offer_held(Walk walk) {
             continue;
         }
         if (range_end_ && held->first >= *range_end_) break;
+        // In range and not handed out: what any walk of this reader may offer.
+        MOQ_ASSERT_GE(held->first, range_start_);
+        MOQ_ASSERT(!handed_out(held->first));
         peeked_.emplace(Peeked{walk, held->second.generation, held->second.peek, true});
         held_.erase(held->first);  // the other copies' alternatives of it with it
         return &peeked_->peek;
@@ -242,6 +260,7 @@ bool ResumeReader::scan_copy(Copy& copy, Walk walk, const kio::Waiter& waiter, S
             continue;
         }
         if (walk == Walk::arrival) {
+            MOQ_ASSERT(!handed_out(peek->sequence));
             peeked_.emplace(Peeked{walk, copy.generation, *peek, false});
             return true;
         }
@@ -262,6 +281,9 @@ bool ResumeReader::offer_best(Walk walk, const Scan& scan, kio::Instant now) {
         return now < copy.grace_deadline && !exhausted_for(copy, walk) && may_land(copy, walk, scan.best->sequence);
     });
     if (waiting) return false;
+    // Only a sequence walk picks a best, above its floor (R9).
+    MOQ_ASSERT(walk == Walk::sequence && scan.best_copy != nullptr);
+    MOQ_ASSERT(!floor_ || scan.best->sequence > *floor_);
     peeked_.emplace(Peeked{walk, scan.best_copy->generation, *scan.best, false});
     return true;
 }
@@ -298,6 +320,8 @@ void ResumeReader::arm_grace(Walk walk, kio::Instant now, const kio::Waiter& wai
         if (!may_land(copy, walk, std::nullopt)) continue;
         if (!earliest || copy.grace_deadline < *earliest) earliest = copy.grace_deadline;
     }
+    // A wake in the past would be at once: only a grace still running is armed.
+    if (earliest) MOQ_ASSERT(now < *earliest);
     if (earliest) clock_->wake_at(*earliest, registering(MOQ_SITE("resume.grace.register", register_input), waiter));
 }
 
@@ -369,6 +393,8 @@ std::optional<GroupConsumer> ResumeReader::take() {
     }
     newest_ = max_of(newest_, sequence);
     taken_from_ = taken.generation;
+    MOQ_ASSERT_LE(taken.generation, seen_generation_);
+    check_reader();
     GroupConsumer group = std::move(taken.peek.group);
     group.with_recover(std::make_unique<ResumeRecover>(route_, preferences_, taken.generation, sequence));
     if (MOQ_SITE_EXPLAINED("resume.take.disarm", disarm,
@@ -381,13 +407,16 @@ std::optional<GroupConsumer> ResumeReader::take() {
 
 void ResumeReader::set_range(std::uint64_t start, std::optional<std::uint64_t> end) {
     // Never rewinds: the cursors skipped what lay below the old start for good.
+    const std::uint64_t old_start = range_start_;
     range_start_ = std::max(range_start_, start);
+    MOQ_ASSERT_GE(range_start_, old_start);
     start = range_start_;
     range_end_ = end;
     if (peeked_ && (peeked_->peek.sequence < start || (end && peeked_->peek.sequence >= *end))) peeked_.reset();
     for (Copy& copy : copies_)
         for (std::optional<TrackCursor>& reader : copy.cursors)
             if (reader) reader->raise_floor(start);
+    check_reader();
     if (MOQ_SITE("resume.set_range.disarm", disarm)) disarm_all();
 }
 
@@ -399,6 +428,7 @@ void ResumeReader::skip_ordered(std::uint64_t floor) {
     // The copies' sequence cursors move too: an aborted group just above the new floor
     // then counts as filled, so a finished copy can end (R11, R17).
     raise_sequence_cursors(one_past(floor));
+    check_reader();
     // A raised floor can turn a replaced copy from waiting to done, which no input
     // notifies.
     if (MOQ_SITE("resume.skip_ordered.disarm", disarm)) disarm_all();
@@ -411,6 +441,34 @@ void ResumeReader::raise_sequence_cursors(std::uint64_t floor) {
 
 void ResumeReader::disarm_all() {
     for (GatedRead<OneWalk>& read : reads_) read.disarm();
+}
+
+void ResumeReader::check_reader() const {
+    // Oldest first, generations rising, none past the route's; all but the newest
+    // replaced, and the newest unreplaced only at the route's generation (R3).
+    for (std::size_t i = 0; i < copies_.size(); ++i) {
+        const Copy& copy = copies_[i];
+        MOQ_ASSERT_LE(copy.generation, seen_generation_);
+        MOQ_ASSERT(copy.replaced || (i + 1 == copies_.size() && copy.generation == seen_generation_));
+        if (i + 1 < copies_.size()) MOQ_ASSERT_LT(copy.generation, copies_[i + 1].generation);
+    }
+    // The delivered set is bounded, lies at or above its floor, and below the newest (R5).
+    MOQ_ASSERT_LE(delivered_.size(), options_.delivered_window);
+    if (!delivered_.empty()) {
+        MOQ_ASSERT_GE(*delivered_.begin(), delivered_floor_);
+        MOQ_ASSERT(newest_ && *delivered_.rbegin() <= *newest_);
+    }
+    if (!peeked_) return;
+    // A peek in hand is in range, still to hand out by its walk, and (unless held) pins
+    // the copy it came from.
+    const std::uint64_t sequence = peeked_->peek.sequence;
+    MOQ_ASSERT_GE(sequence, range_start_);
+    if (range_end_) MOQ_ASSERT_LT(sequence, *range_end_);
+    if (peeked_->walk == Walk::arrival) MOQ_ASSERT(!handed_out(sequence));
+    if (peeked_->walk == Walk::sequence && floor_) MOQ_ASSERT_GT(sequence, *floor_);
+    if (!peeked_->held)
+        MOQ_ASSERT(std::any_of(copies_.begin(), copies_.end(),
+                               [&](const Copy& copy) { return copy.generation == peeked_->generation; }));
 }
 
 std::vector<CopyView> ResumeReader::copies() const {
@@ -445,6 +503,8 @@ kio::Poll<std::variant<Replacement, Error>> ResumeRecover::poll(std::size_t, std
     using Answer = std::variant<Replacement, Error>;
     const RouteState route = route_.read_and_watch(waiter, [](const RouteState& state) { return state; });
     if (route.end && *route.end) return Answer(**route.end);
+    // The route's generation only grows past the copy this group came from (R1).
+    MOQ_ASSERT_GE(route.generation, generation_);
     if (route.generation == generation_ || !route.serving) {
         // Nothing newer to continue from. A copy that failed gives up once no route can
         // come; a stalled one keeps waiting on its own copy.

@@ -76,8 +76,7 @@ public:
     [[nodiscard]] bool gate_armed(Walk walk) const { return reads_[index(walk)].armed(); }
     [[nodiscard]] std::vector<CopyView> copies() const;
     [[nodiscard]] std::optional<std::uint64_t> ordered_floor() const { return floor_; }
-    // The route generation the last walk followed, and the copy the last take came from.
-    [[nodiscard]] std::uint64_t route_generation() const { return seen_generation_; }
+    // The route generation of the copy the last take came from.
     [[nodiscard]] std::optional<std::uint64_t> taken_from() const { return taken_from_; }
 
 private:
@@ -155,6 +154,8 @@ private:
     // Sequences below `floor` are offered by no copy's sequence cursor any more.
     void raise_sequence_cursors(std::uint64_t floor);
     void disarm_all();
+    // Asserts what every walk, take and change of range or floor keeps (ARCHITECTURE.md).
+    void check_reader() const;
 
     kio::Consumer<RouteState> route_;
     kio::Consumer<Preferences> preferences_;

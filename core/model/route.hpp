@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <utility>
 
 #include "kio/cell.hpp"
 #include "model/error.hpp"
 #include "model/track.hpp"
+#include "util/assert.hpp"
 
 namespace moq::model {
 
@@ -27,22 +29,25 @@ public:
     void serve_from(TrackConsumer copy) {
         std::optional<TrackConsumer> previous;  // dropped after unlocking: its drop may wake
         cell_.modify([&](RouteState& state) {
-            ++state.generation;
+            bump(state);
             previous = std::exchange(state.serving, std::move(copy));
+            MOQ_ASSERT(state.serving.has_value());
         });
     }
     // No copy serves for now; readers wait (replaced copies keep their grace).
     void park() {
         std::optional<TrackConsumer> previous;  // dropped after unlocking: its drop may wake
         cell_.modify([&](RouteState& state) {
-            ++state.generation;
+            bump(state);
             previous = std::exchange(state.serving, std::nullopt);
+            MOQ_ASSERT(!state.serving);
         });
     }
     // The logical track ends: cleanly (nullopt) or with an error. The first end wins.
     void end(std::optional<Error> error) {
         cell_.modify([&](RouteState& state) {
             if (!state.end) state.end = error;
+            MOQ_ASSERT(state.end.has_value());  // the first end stays
         });
     }
 
@@ -52,6 +57,13 @@ public:
     }
 
 private:
+    // Every change bumps the generation, which never wraps: readers tell a new route by it (R1).
+    static void bump(RouteState& state) {
+        MOQ_ASSERT_LT(state.generation, std::numeric_limits<std::uint64_t>::max());
+        ++state.generation;
+        MOQ_ASSERT_GT(state.generation, 0u);
+    }
+
     kio::Producer<RouteState> cell_;
 };
 

@@ -1,5 +1,6 @@
 #include "model/subscriber.hpp"
 
+#include "util/assert.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::model {
@@ -10,7 +11,11 @@ kio::Poll<Next<GroupConsumer>> TrackSubscriber::group_walk(const kio::Waiter& wa
     if (peek.is_pending()) return kio::Poll<Next<GroupConsumer>>::pending();
     if (peek.value().is_end()) return Next<GroupConsumer>(End{});
     if (peek.value().is_error()) return Next<GroupConsumer>(peek.value().error());
+    const std::uint64_t sequence = peek.value().item()->sequence;
     std::optional<GroupConsumer> group = reader_.take();
+    // A Ready peek is in hand until taken: the take hands out that very group.
+    MOQ_ASSERT(group.has_value());
+    MOQ_ASSERT_EQ(group->sequence(), sequence);
     meter.count_group(*group);
     return Next<GroupConsumer>(std::move(*group));
 }

@@ -7,6 +7,25 @@
 
 namespace moq::model {
 
+namespace {
+
+// What every change of a track keeps, checked under its lock: each group landed once,
+// in the landing order too; the newest sequence is the highest group's; the end lies
+// past it. Integer compares only (a map's last entry is one step).
+void check_track(const TrackState& state) {
+    MOQ_ASSERT_EQ(state.groups.size(), state.arrival.size());
+    if (state.groups.empty()) {
+        MOQ_ASSERT(!state.max_sequence);
+    } else {
+        MOQ_ASSERT(state.max_sequence.has_value());
+        MOQ_ASSERT_EQ(*state.max_sequence, state.groups.rbegin()->first);
+        MOQ_ASSERT_EQ(state.groups.count(state.arrival.back()), 1u);
+    }
+    if (state.final_sequence && state.max_sequence) MOQ_ASSERT_GT(*state.final_sequence, *state.max_sequence);
+}
+
+}  // namespace
+
 std::variant<GroupProducer, Error> TrackProducer::create_group(std::uint64_t sequence, GroupLimits limits) {
     return land(sequence, limits);
 }
@@ -21,6 +40,7 @@ std::variant<GroupProducer, Error> TrackProducer::land(std::optional<std::uint64
     // One step: an append reads the newest sequence under the same lock it lands under,
     // so two appends never pick the same sequence.
     const bool open = cell_.modify_quietly([&](TrackState& state) {
+        check_track(state);
         if (state.abort) {
             refused = *state.abort;
             return;
@@ -38,6 +58,7 @@ std::variant<GroupProducer, Error> TrackProducer::land(std::optional<std::uint64
             // Each group lands once, and once in the landing order cursors index into.
             MOQ_ASSERT_EQ(state.groups.size(), state.arrival.size());
             MOQ_ASSERT_LE(*state.max_sequence, last_sequence);
+            check_track(state);
         }
     });
     if (!open) return Error::closed;
@@ -63,6 +84,7 @@ std::optional<Error> TrackProducer::finish_at(std::optional<std::uint64_t> final
             // Every group that landed lies below the end.
             MOQ_ASSERT_GE(*state.final_sequence, past_newest);
         }
+        check_track(state);
     });
     if (!open) return Error::closed;
     if (!refused && MOQ_SITE("track.finish.notify", notify)) cell_.notify();
@@ -72,6 +94,9 @@ std::optional<Error> TrackProducer::finish_at(std::optional<std::uint64_t> final
 void TrackProducer::abort(Error error) {
     const bool open = cell_.modify_quietly([&](TrackState& state) {
         if (!state.abort) state.abort = error;
+        // The first abort stays: a later one changes nothing.
+        MOQ_ASSERT(state.abort.has_value());
+        check_track(state);
     });
     if (open && MOQ_SITE("track.abort.notify", notify)) cell_.close();
 }
@@ -109,6 +134,8 @@ kio::Poll<Next<const Peek*>> TrackCursor::peek_walk(const kio::Waiter& waiter) {
         ++arrival_index_;
     }
     peeked_.reset();
+    // A walk starts with nothing peeked: only a Ready walk leaves a peek behind.
+    MOQ_ASSERT(!peeked_);
     return reads_.walk(waiter, walk_, MOQ_SITE("track.gate.setup", gate),
                        [&](const kio::Waiter& through) { return walk_once(through); });
 }
@@ -137,9 +164,13 @@ std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const 
             if (sequence < floor_) continue;
             const GroupConsumer& group = state.groups.at(sequence);
             if (group.aborted()) continue;
+            MOQ_ASSERT_GE(sequence, floor_);
             peeked_.emplace(Peek{sequence, group});
             return Next<std::monostate>(std::monostate{});
         }
+        // Past every landing: nothing is peeked, and the next walk starts where this ended.
+        MOQ_ASSERT_EQ(arrival_index_, state.arrival.size());
+        MOQ_ASSERT(!peeked_);
         if (state.abort) return Next<std::monostate>(*state.abort);
         if (state.final_sequence) return Next<std::monostate>(End{});
         return std::nullopt;
@@ -155,6 +186,8 @@ std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const 
         }
         if (next->first == covered_to) ++covered_to;
     }
+    MOQ_ASSERT_GE(covered_to, floor_);
+    MOQ_ASSERT(!peeked_);
     if (state.abort) return Next<std::monostate>(*state.abort);
     if (state.final_sequence && *state.final_sequence <= covered_to) return Next<std::monostate>(End{});
     return std::nullopt;
@@ -180,12 +213,16 @@ std::optional<Peek> TrackCursor::take() {
     std::optional<Peek> taken = std::move(peeked_);
     peeked_.reset();
     if (walk_ == Walk::arrival) {
+        // An arrival peek is the landing at the index: the index moves past it alone.
+        MOQ_ASSERT_GE(taken->sequence, floor_);
         ++arrival_index_;
     } else {
         // Floors only rise: a sequence peek lies at or above the floor.
         MOQ_ASSERT_GE(taken->sequence, floor_);
         floor_ = one_past(taken->sequence);
+        MOQ_ASSERT_GT(floor_, taken->sequence);
     }
+    MOQ_ASSERT(!peeked_);
     // No disarm: the peek that found this group answered Ready, which left the gate
     // unarmed, and the next peek walks anyway.
     return taken;
@@ -196,6 +233,7 @@ void TrackCursor::skip() { take(); }
 void TrackCursor::raise_floor(std::uint64_t floor) {
     if (floor <= floor_) return;
     floor_ = floor;
+    MOQ_ASSERT_EQ(floor_, floor);
     if (peeked_ && peeked_->sequence < floor_) peeked_.reset();
     MOQ_ASSERT(!peeked_ || peeked_->sequence >= floor_);
     if (MOQ_SITE("track.raise_floor.disarm", disarm)) disarm();

@@ -80,7 +80,6 @@ public:
     void watch(const kio::Waiter& waiter) const {
         cell_.read_and_watch(waiter, [](const TrackState&) { return 0; });
     }
-    [[nodiscard]] bool same_track(const TrackConsumer& other) const { return cell_.same_cell(other.cell_); }
     [[nodiscard]] const kio::Consumer<TrackState>& cell() const { return cell_; }
 
 private:

@@ -121,14 +121,6 @@ std::vector<Site> sites() {
     return copy;
 }
 
-const Site* find_site(std::string_view name) {
-    const int index = index_of(name);
-    if (index < 0) return nullptr;
-    Registry& all = registry();
-    std::lock_guard lock(all.mutex);
-    return &all.sites[static_cast<std::size_t>(index)];
-}
-
 int active_mutant() {
     // The first evaluation may happen on any thread while others run: a bad MOQ_MUTANT
     // ends the process with _Exit, which runs no static destructors under those threads.

@@ -38,7 +38,6 @@ struct Site {
 
 // Every site linked into this program, ordered by name.
 std::vector<Site> sites();
-const Site* find_site(std::string_view name);
 
 // Registers a site; returns its index. Called from static initialisation. `evaluations`
 // is the site's counter (it lives as long as the program); null if it counts nothing.
