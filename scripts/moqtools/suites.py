@@ -1,0 +1,41 @@
+"""The property suites, as moqsim names them: `moqsim list --suites` is the one list (a
+suite registers itself in properties/), so no script writes the suites out.
+
+  python3 -m moqtools.suites MOQSIM   prints them, one a line (exit 2 if moqsim cannot)
+"""
+
+import subprocess
+import sys
+
+
+class SuitesError(Exception):
+    pass
+
+
+def suite_names(moqsim):
+    """The suite names `moqsim list --suites` prints, in its order."""
+    try:
+        run = subprocess.run([moqsim, "list", "--suites"], capture_output=True, text=True, timeout=60, check=False)
+    except OSError as error:
+        raise SuitesError(f"cannot run {moqsim} list --suites ({error.strerror})") from error
+    names = run.stdout.split()
+    if run.returncode != 0 or not names:
+        raise SuitesError(f"{moqsim} list --suites named no suite (status {run.returncode}): "
+                          f"{run.stderr.strip()[:200]}")
+    return names
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: python3 -m moqtools.suites MOQSIM", file=sys.stderr)
+        return 2
+    try:
+        print("\n".join(suite_names(argv[1])))
+    except SuitesError as error:
+        print(f"suites: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
