@@ -1,11 +1,8 @@
 """The property suites, as moqsim names them: `moqsim list --suites` is the one list (a
-suite registers itself in properties/), so no script writes the suites out.
-
-  python3 -m moqtools.suites MOQSIM   prints them, one a line (exit 2 if moqsim cannot)
-"""
+suite registers itself in properties/), so no script writes the suites out. (Bash reads
+it straight from moqsim.)"""
 
 import subprocess
-import sys
 
 
 class SuitesError(Exception):
@@ -24,18 +21,3 @@ def suite_names(moqsim):
                           f"{run.stderr.strip()[:200]}")
     return names
 
-
-def main(argv):
-    if len(argv) != 2:
-        print("usage: python3 -m moqtools.suites MOQSIM", file=sys.stderr)
-        return 2
-    try:
-        print("\n".join(suite_names(argv[1])))
-    except SuitesError as error:
-        print(f"suites: {error}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))
