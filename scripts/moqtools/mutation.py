@@ -89,6 +89,24 @@ def take_shard(moqsim):
     return shard
 
 
+def swept_suites(moqsim):
+    """The suites each mutant's sweeps run: every one `moqsim list --suites` names."""
+    try:
+        return suite_names(moqsim)
+    except SuitesError as error:
+        raise UsageError(str(error)) from None
+
+
+def list_mutants(mutants):
+    """--list: one line a mutant; exit status 0."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `scripts/mutate --list | head` is no error
+    for mutant in mutants:
+        where = f"{mutant['file']}:{mutant['line']}"
+        change = f"{mutant['original']} -> {mutant['replacement'] or '(nothing)'}" if mutant["kind"] == "generated" else ""
+        print(f"{mutant['id']:<52} {mutant['operator']:<13} {where:<30} {change}"[:200].rstrip())
+    return 0
+
+
 def child_environment(mutant):
     env = {k: v for k, v in os.environ.items() if k not in PRIVATE_VARIABLES}
     if mutant:
@@ -649,10 +667,7 @@ def run(args, program, moqsim, report_dir):
             raise UsageError(f"no program at {path}")
     shard = take_shard(moqsim)
     shard_index, shard_total = shard.index, shard.total
-    try:
-        suites = suite_names(moqsim)
-    except SuitesError as error:
-        raise UsageError(str(error)) from None
+    suites = swept_suites(moqsim)
     equivalents = read_equivalents(args.equivalents)
     mutants = []
     if args.only != "generated":
@@ -667,12 +682,7 @@ def run(args, program, moqsim, report_dir):
     if not mutants:
         raise UsageError("the test program lists no mutants")
     if args.list:
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `scripts/mutate --list | head` is no error
-        for mutant in mutants:
-            where = f"{mutant['file']}:{mutant['line']}"
-            change = f"{mutant['original']} -> {mutant['replacement'] or '(nothing)'}" if mutant["kind"] == "generated" else ""
-            print(f"{mutant['id']:<52} {mutant['operator']:<13} {where:<30} {change}"[:200].rstrip())
-        return 0
+        return list_mutants(mutants)
 
     selection = []
     all_ids = {m["id"] for m in mutants}
