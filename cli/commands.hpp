@@ -16,6 +16,7 @@ int replay(const Program& program, const std::vector<std::string>& arguments);
 int corpus(const Program& program, const std::vector<std::string>& arguments);
 int merge(const Program& program, const std::vector<std::string>& arguments);
 int list(const Program& program, const std::vector<std::string>& arguments);
+int shard(const Program& program, const std::vector<std::string>& arguments);
 int trace_diff(const Program& program, const std::vector<std::string>& arguments);
 
 // Switches one mutation site off for this process (--mutant), or explains why not.

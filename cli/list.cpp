@@ -10,6 +10,12 @@ namespace moq::cli {
 
 int list(const Program&, const std::vector<std::string>& arguments) {
     const ListOptions options = parse_list_options(arguments);
+    // --suites alone is for scripts: the suite names, one a line, nothing else.
+    if (options.suites && !options.strategies && !options.sites) {
+        for (const properties::Suite* suite : properties::suites())
+            std::printf("%s\n", std::string(suite->name()).c_str());
+        return 0;
+    }
     if (options.suites) {
         std::printf("suites:\n");
         for (const properties::Suite* suite : properties::suites())

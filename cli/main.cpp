@@ -46,7 +46,11 @@ constexpr const char* usage_text =
     "  corpus  [FILE|FOLDER ...] [--mutant NAME]   replays every saved case (default: corpus/);\n"
     "          each must pass\n"
     "  merge   RESULT.json ... [--json FILE]   the results of several shards as one, buckets joined\n"
-    "  list    [--suites] [--strategies] [--sites]\n"
+    "  list    [--suites] [--strategies] [--sites]   what there is; --suites alone: one suite\n"
+    "          name a line, nothing else\n"
+    "  shard   [--json]   the shard of a run the environment names (the variables sweep reads):\n"
+    "          \"shard INDEX of TOTAL\", or JSON with the variables read; tells a runner's status\n"
+    "          file sharding is understood\n"
     "  trace-diff A.jsonl B.jsonl   the first event where two traces (replay --trace) part;\n"
     "          exit 0 when they are the same, 1 when they part\n"
     "\n"
@@ -88,6 +92,7 @@ int main(int argc, char** argv) {
         if (command == "corpus") return moq::cli::corpus(program, arguments);
         if (command == "merge") return moq::cli::merge(program, arguments);
         if (command == "list") return moq::cli::list(program, arguments);
+        if (command == "shard") return moq::cli::shard(program, arguments);
         if (command == "trace-diff") return moq::cli::trace_diff(program, arguments);
         if (command == "--help" || command == "help" || command == "-h") {
             std::fputs(usage_text, stdout);

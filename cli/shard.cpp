@@ -109,6 +109,12 @@ Shard shard_from_environment(const Environment& variables) {
     return named.empty() ? Shard{} : named.front().shard;
 }
 
+std::vector<const char*> shard_variables() {
+    return {"GTEST_TOTAL_SHARDS",   "GTEST_SHARD_INDEX",    "TEST_TOTAL_SHARDS",   "TEST_SHARD_INDEX",
+            "MOQSIM_SHARD_COUNT",   "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT",
+            "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_STEP"};
+}
+
 std::uint64_t shard_share(std::uint64_t pairs, const Shard& shard) {
     return pairs / shard.total + (shard.index < pairs % shard.total ? 1 : 0);
 }

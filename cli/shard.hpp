@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "cli/args.hpp"
 
@@ -26,6 +27,9 @@ struct Shard {
 // an index that is not one of the count's, an index without its count or the reverse, and
 // two engines' variables that name different shards.
 Shard shard_from_environment(const Environment& variables);
+// Every variable shard_from_environment reads: a program that runs others whole (a
+// mutation run's sweeps, a soak's slices) takes them out of their environment.
+std::vector<const char*> shard_variables();
 // How many of a sweep's `pairs` (seed, case) pairs are `shard`'s: every total-th one from
 // its index.
 std::uint64_t shard_share(std::uint64_t pairs, const Shard& shard);

@@ -201,6 +201,31 @@ import json, sys; sys.exit(json.load(open('$work/swarm_shard2.json'))['mix'] != 
 
 check "list names the suites and the mutation sites" bash -c "'$moqsim' list | grep -q '^  resume' &&
     '$moqsim' list --sites | grep -q 'resume.route.register'"
+check "list --suites alone: each suite of the table, one name a line, nothing else" bash -c "
+    diff <('$moqsim' list --suites) <('$moqsim' list | sed -n 's/^  \([a-z]*\) .* cases by default .*/\1/p') &&
+    [[ \$('$moqsim' list --suites | wc -l) -ge 6 ]]"
+
+# moqsim shard: the share the environment names, by the rules sweep uses (the scripts ask it).
+check "shard with no engine's variables is one of one" bash -c "[[ \$('$moqsim' shard) == 'shard 0 of 1' ]]"
+check "shard names a GoogleTest-style shard" bash -c \
+    "[[ \$(GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=3 '$moqsim' shard) == 'shard 3 of 4' ]]"
+check "shard --json counts a Slurm array from its minimum in its steps, and names every variable" python3 -c "
+import json, os, subprocess, sys
+env = dict(os.environ, SLURM_ARRAY_TASK_ID='11', SLURM_ARRAY_TASK_MIN='3', SLURM_ARRAY_TASK_STEP='4',
+           SLURM_ARRAY_TASK_COUNT='3')
+answer = json.loads(subprocess.run(['$moqsim', 'shard', '--json'], env=env, capture_output=True, check=True).stdout)
+sys.exit(not (answer['index'] == 2 and answer['total'] == 3 and
+              {'GTEST_SHARD_INDEX', 'JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_STEP'} <= set(answer['variables'])))"
+check "shard refuses an index past the count in one line" bash -c \
+    "JOB_COMPLETION_INDEX=8 MOQSIM_SHARD_COUNT=8 '$moqsim' shard >'$work/out' 2>'$work/err'; [[ \$? == 2 && ! -s '$work/out' ]] &&
+    [[ \$(cat '$work/err') == 'moqsim: JOB_COMPLETION_INDEX 8 is out of range: MOQSIM_SHARD_COUNT is 8 (indices 0 to 7)' ]]"
+check "shard refuses engines that disagree" bash -c \
+    "GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=1 JOB_COMPLETION_INDEX=1 MOQSIM_SHARD_COUNT=8 '$moqsim' shard 2>&1 >/dev/null |
+    grep -qx 'moqsim: GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS say shard 1 of 4 but JOB_COMPLETION_INDEX/MOQSIM_SHARD_COUNT say 1 of 8'"
+check "shard takes no argument" usage_error shard everything
+check "shard tells the runner it understood sharding" bash -c \
+    "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1 GTEST_SHARD_STATUS_FILE='$work/shard-status' '$moqsim' shard >/dev/null &&
+    [[ -e '$work/shard-status' ]]"
 
 # Site hits: only a mutants build counts; elsewhere --site-hits is refused before the run.
 # (The listing is read whole first: grep -q would stop reading and fail the pipe.)

@@ -1,7 +1,7 @@
 // The timeline page from hand-written traces: a lane per task, an arrow per wake, the
 // failing event marked with its message, every event's hover text, escaped text, a
 // window said on the page when a trace is longer than the page draws, bad lines refused.
-// scripts/lib/timeline_test.py opens the page of a real failing replay in Chromium.
+// scripts/moqtools/tests/test_timeline.py opens the page of a real failing replay in Chromium.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 

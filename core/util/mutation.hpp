@@ -9,7 +9,7 @@
 // counters, one a site), so a report can show which runs reach which site.
 //
 // MOQ_MUTANT may instead name a generated mutant: a build configured with
-// -Dschemata=true compiles the core from a copy written by scripts/lib/mutagen.py in
+// -Dschemata=true compiles the core from a copy written by scripts/moqtools/mutants.py in
 // which every mutation point is a switch on that mutant's index (util/schema.hpp); the
 // copy's table registers each mutant here. A normal build registers none.
 #pragma once

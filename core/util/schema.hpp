@@ -1,4 +1,4 @@
-// The switches of generated mutant schemata. scripts/lib/mutagen.py writes a copy of the
+// The switches of generated mutant schemata. scripts/moqtools/mutants.py writes a copy of the
 // core in which every mutation point calls these with its mutant's index, e.g.
 //
 //   if ((::moq::mutation::schema_on(17) != static_cast<bool>(state.fin)))

@@ -155,7 +155,7 @@ def check_soak_cronjob(check, root, moqsim, work):
     def local(text):
         # The mount first, where it stands as a path of its own (not inside .../soak.py).
         text = re.sub(rf"(?<![\w.]){re.escape(mount)}(?![\w.])", str(results), text)
-        return text.replace(image_soak, str(root / "scripts/lib/soak.py")).replace("/usr/local/bin/moqsim", moqsim)
+        return text.replace(image_soak, str(root / "scripts/moqtools/soak.py")).replace("/usr/local/bin/moqsim", moqsim)
 
     args = [local(a) for a in container["args"] if a != duration] + ["1s", "--cases=20"]
     statuses = []
@@ -283,12 +283,19 @@ def main(argv):
     check("the image is built from Debian 12", re.search(r"^FROM debian:bookworm\b", containerfile, re.M) is not None)
     check("its entrypoint is moqsim", 'ENTRYPOINT ["moqsim"]' in containerfile)
     check("it builds moqsim in release", "--buildtype=release" in containerfile)
-    # The soak's modules beside it: soak.py and each scripts/lib module it imports.
-    imported = [name for name in re.findall(r"^from (\w+) import", (root / "scripts/lib/soak.py").read_text(), re.M)
-                if (root / "scripts/lib" / f"{name}.py").exists()]
-    copied = re.search(r"^COPY (scripts/lib/\S+ )+/usr/local/lib/moqsim/", containerfile, re.M)
-    check("the image holds the soak, the modules it imports and Python",
-          copied is not None and all(f"scripts/lib/{name}.py" in copied.group(0) for name in ["soak", *imported]) and
+    # The soak's package beside it: soak.py and each moqtools module it imports, and the
+    # modules those import.
+    package = root / "scripts/moqtools"
+    imported, wanted = set(), ["soak"]
+    while wanted:
+        name = wanted.pop()
+        imported.add(name)
+        wanted += [found for found in re.findall(r"^from \.(\w+) import", (package / f"{name}.py").read_text(), re.M)
+                   if found not in imported]
+    copied = re.search(r"^COPY (scripts/moqtools/\S+ )+/usr/local/lib/moqsim/moqtools/$", containerfile, re.M)
+    check("the image holds the soak, the package modules it imports and Python",
+          copied is not None and all(f"scripts/moqtools/{name}.py" in copied.group(0)
+                                     for name in ["__init__", *imported]) and
           re.search(r"install .*\bpython3\b", containerfile) is not None, str(imported))
     return check.finish()
 

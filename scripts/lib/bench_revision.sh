@@ -82,20 +82,12 @@ bench_build_base() {
 # the bench asked for it left it off (the per-function profile reads it).
 bench_with_debug_info() {
     local debug
-    debug="$(meson introspect --buildoptions "$1" | python3 -c '
-import json, sys
-print(next((str(option["value"]).lower() for option in json.load(sys.stdin) if option["name"] == "debug"), "true"))')"
+    debug="$(moq_python build_info option "$1" debug 2>/dev/null || echo true)"
     [[ $debug == true ]] || meson configure "$1" -Ddebug=true >/dev/null
 }
 
 # bench_targets BUILD: "NAME PATH" for each bench of BUILD's project (idle_export,
 # session_fanout), PATH relative to BUILD; a bench the project does not define is left out.
 bench_targets() {
-    meson introspect --targets "$1" | python3 -c '
-import json, os, sys
-build = sys.argv[1]
-for target in json.load(sys.stdin):
-    if target["name"] in ("idle_export", "session_fanout") and target["type"] == "executable":
-        print(target["name"], os.path.relpath(target["filename"][0], build))
-' "$1"
+    moq_python build_info executables "$1" idle_export session_fanout
 }

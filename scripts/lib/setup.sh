@@ -1,42 +1,45 @@
 # shellcheck shell=bash
 # Shared set-up for scripts/check, scripts/sweep and .ci/run: install the Debian packages
-# the build needs, configure a Meson build folder once, build it, and count doctest
-# results. Source it; it defines functions and MOQ_ROOT and runs nothing by itself.
+# a job needs, configure a Meson build folder once, build it, run the Python of
+# scripts/moqtools, and count test results. Source it; it defines functions and MOQ_ROOT
+# and runs nothing by itself.
 
 # The repository root, from this file's own location (scripts/lib/setup.sh).
 MOQ_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
-# Every Debian package the build, the tests and the report scripts need.
+# What configuring and building needs: every script installs these, and a sweep (scripts/
+# sweep, scripts/soak) needs nothing more.
 MOQ_PACKAGES=(
-    g++ meson ninja-build pkg-config cmake
+    g++ meson ninja-build pkg-config cmake python3
     librapidcheck-dev doctest-dev nlohmann-json3-dev libboost-context-dev libxxhash-dev
     # The runtime's thread pool (Boost.Asio) and the fanout bench (Google Benchmark).
     libboost-dev libbenchmark-dev
-    # scripts/bench --base pairs the fanout runs with Google Benchmark's compare.py, which
-    # needs Debian's python3 with scipy.
-    libbenchmark-tools python3-scipy python3-numpy
-    gcovr valgrind python3
-    # scripts/bench --base (a worktree of the other revision), scripts/mutate --changed,
-    # the format check of the changed files and their tests read the repository with git.
-    git
-    # deploy/tests/deploy_test.py reads the Kubernetes and CI manifests.
-    python3-yaml
-    nodejs npm chromium
-    # scripts/mutate's generator (scripts/lib/mutagen.py) parses the core with libclang.
-    python3-clang-14 libclang1-14
-    # scripts/check's format check of the changed C++ files.
-    clang-format-14
 )
 
-# The second compiler and its tools, installed only by the modes that use them
-# (scripts/check --clang and --lint).
-# shellcheck disable=SC2034  # used by scripts/check
-MOQ_CLANG_PACKAGES=(clang-14)
-# shellcheck disable=SC2034  # used by scripts/check
-MOQ_LINT_PACKAGES=(clang-14 clang-tidy-14 clang-format-14)
+# What each other job needs besides, named by the scripts that run it
+# (moq_install_packages "${MOQ_..._PACKAGES[@]}").
+# shellcheck disable=SC2034  # used by the scripts that source this file
+{
+    # scripts/mutate's generator (moqtools/mutants.py) parses the core with libclang, and
+    # --changed reads the repository with git.
+    MOQ_MUTANT_PACKAGES=(python3-clang-14 libclang1-14 git)
+    # The report pages (scripts/report): the viewer from npm, and headless Chromium driven
+    # by Selenium through chromium-driver to check and photograph them.
+    MOQ_REPORT_PACKAGES=(nodejs npm chromium chromium-driver python3-selenium)
+    # scripts/bench: callgrind, and for --base (a worktree of the other revision) git and
+    # Google Benchmark's compare.py, which needs scipy.
+    MOQ_BENCH_PACKAGES=(valgrind git libbenchmark-tools python3-scipy python3-numpy)
+    # scripts/coverage.
+    MOQ_COVERAGE_PACKAGES=(gcovr)
+    # scripts/check: every job's packages, the tests of moqtools (pytest), the manifests'
+    # reader (python3-yaml) and the format check of the changed C++ files.
+    MOQ_TEST_PACKAGES=("${MOQ_MUTANT_PACKAGES[@]}" "${MOQ_REPORT_PACKAGES[@]}" "${MOQ_BENCH_PACKAGES[@]}"
+        "${MOQ_COVERAGE_PACKAGES[@]}" python3-pytest python3-yaml clang-format-14)
+}
 
 # moq_install_packages [PACKAGE...]: install whichever of MOQ_PACKAGES and the PACKAGEs a
-# script needs besides (scripts/fuzz: clang) is missing (apt-get, as root).
+# script needs besides (one of the lists above; scripts/fuzz: clang) is missing (apt-get,
+# as root).
 # Quiet when nothing is missing. When not root and something is missing: a one-line
 # error naming the packages, exit 2.
 # MOQ_EXTRA_PACKAGES (space-separated) adds packages to the list. It exists to test the
@@ -107,58 +110,28 @@ moq_build() {
     ninja -C "$(moq_dir "$1")"
 }
 
-# Counts doctest test cases. Prints "PASSED FAILED".
-#   moq_count_testlog FILE         FILE is Meson's testlog.json (one JSON object a line).
-#   moq_count_output STATUS FILE   FILE is one doctest run's output, STATUS its exit code.
-# For each test: the numbers from doctest's summary line
-# ("[doctest] test cases: A | B passed | C failed | D skipped", colour codes stripped), or
-# from a plain closing line "name: B passed, C failed" (the command-line tests print one);
-# with no such line, the test counts as 1 passed if it succeeded, else 1 failed. A test
-# that failed although its summary shows no failed case (a crash or sanitizer report after
-# the summary) adds 1 failed, so the counts never hide a failure.
-MOQ_COUNT_PY='
-import json, re, sys
+# moq_python3 ARGS...: Debian's python3, the one whose modules the Debian packages above
+# install (another python3 may come first on PATH), with scripts/moqtools importable.
+moq_python3() {
+    local python=python3
+    [[ -x /usr/bin/python3 ]] && python=/usr/bin/python3
+    PYTHONPATH="$MOQ_ROOT/scripts${PYTHONPATH:+:$PYTHONPATH}" "$python" "$@"
+}
 
-ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-SUMMARY = re.compile(r"\[doctest\] test cases:\s*\d+\s*\|\s*(\d+)\s*passed\s*\|\s*(\d+)\s*failed"
-                     r"|^[a-z]+: (\d+) passed, (\d+) failed$", re.M)
+# moq_python MODULE ARGS...: runs moqtools.MODULE (scripts/moqtools/MODULE.py).
+moq_python() {
+    moq_python3 -m "moqtools.$1" "${@:2}"
+}
 
-def count(text, ok):
-    found = SUMMARY.findall(ANSI.sub("", text or ""))
-    if not found:
-        return (1, 0) if ok else (0, 1)
-    last = [n for n in found[-1] if n]
-    passed, failed = int(last[0]), int(last[1])
-    if not ok and failed == 0:
-        failed = 1
-    return passed, failed
-
-passed = failed = 0
-if sys.argv[1] == "testlog":
-    with open(sys.argv[2], encoding="utf-8", errors="replace") as log:
-        for line in log:
-            if not line.strip():
-                continue
-            test = json.loads(line)
-            result = test.get("result", "")
-            if result == "SKIP":
-                continue
-            ok = result in ("OK", "EXPECTEDFAIL")
-            p, f = count((test.get("stdout") or "") + (test.get("stderr") or ""), ok)
-            passed += p
-            failed += f
-else:
-    with open(sys.argv[3], encoding="utf-8", errors="replace") as out:
-        passed, failed = count(out.read(), sys.argv[2] == "0")
-print(passed, failed)
-'
-
+# Counts test results (moqtools/counts.py): prints "PASSED FAILED".
+#   moq_count_testlog FILE         FILE is Meson's testlog.json.
+#   moq_count_output STATUS FILE   FILE is one test program's output, STATUS its exit code.
 moq_count_testlog() {
-    python3 -c "$MOQ_COUNT_PY" testlog "$1"
+    moq_python counts testlog "$1"
 }
 
 moq_count_output() {
-    python3 -c "$MOQ_COUNT_PY" output "$1" "$2"
+    moq_python counts output "$1" "$2"
 }
 
 # moq_build_quietly DIR [TARGET...]: builds like moq_build, printing the build's output

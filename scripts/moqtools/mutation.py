@@ -1,0 +1,751 @@
+#!/usr/bin/env python3
+"""Runs the kill suite once per mutant: the hand-placed sites and the generated mutants.
+
+Usage: python3 -m moqtools.mutation TEST_PROGRAM MOQSIM REPORT_DIR [--site NAME ...]
+           [--only sites|generated] [--operator NAME ...] [--changed REV] [-j N] [--sweep-cases N]
+           [--timeout-factor F] [--equivalents FILE] [--schemata FILE] [--list]
+       python3 -m moqtools.mutation --merge REPORT_DIR SHARD.json ...
+
+Hand-placed sites (MOQ_SITE, listed by TEST_PROGRAM --list-sites) are switched off one
+at a time with MOQ_MUTANT=NAME, against the unit tests and a short seeded sweep of every
+suite `moqsim list --suites` names (each suite's sweep stops at its own first failure, so
+each suite's column says whether that suite alone kills the site, and after how many
+cases).
+
+Generated mutants (gen.FILE:LINE:COLUMN.OPERATOR, listed by TEST_PROGRAM
+--list-generated; those the generator left out are in the --schemata file as
+CompileError) are switched on one at a time: first the unit tests, then the sweeps suite
+by suite, stopping at the first kill. Every step has a time budget (a few times its run
+without a mutant); a mutant that runs over it is a Timeout, which counts as killed.
+
+Mutants run in parallel (-j, default the number of cores). A shard named in the
+environment, as `moqsim shard` reads it (moqsim sweep's variables: GTEST_TOTAL_SHARDS /
+GTEST_SHARD_INDEX, TEST_TOTAL_SHARDS / TEST_SHARD_INDEX, Kubernetes' JOB_COMPLETION_INDEX
+with MOQSIM_SHARD_COUNT, Slurm's SLURM_ARRAY_TASK_*), runs only this shard's share and
+writes REPORT_DIR/mutation-shard-INDEX-of-TOTAL.json; --merge joins such files into the
+reports. --changed REV keeps the mutants on lines changed since REV (git diff -U0).
+--operator NAME keeps the generated mutants of that operator (repeatable). The
+order_weaken mutants run only when --operator or --site names them: a weakened memory
+order changes nothing these single-process runs can see (docs/TESTING.md).
+
+The equivalents file lists generated mutants no test can kill, one a line with the
+reason; they are not run and are reported as Ignored with that reason. A listed id that
+no longer exists is an error.
+
+Writes REPORT_DIR/mutation.json (the mutation-testing report schema, version 2) and
+REPORT_DIR/mutation.md. Exits 1 when a hand-placed site survives without a written
+reason, 2 on bad input.
+"""
+
+import argparse
+import concurrent.futures
+import datetime
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from .reports import write_reports
+from .shards import ShardError, shard_from_environment
+from .site_location import site_location
+from .suites import SuitesError, suite_names
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+FAILED_CASE = re.compile(r"^TEST CASE:\s+(.+?)\s*$")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+DETECTED = ("Killed", "Timeout")
+# The child processes run whole: this run's own shard (the variables `moqsim shard` names,
+# set by run()) and mutant settings stay here.
+PRIVATE_VARIABLES = ["MOQ_MUTANT", "GTEST_SHARD_STATUS_FILE", "TEST_SHARD_STATUS_FILE"]
+TIMEOUT_FLOOR = 5.0  # seconds: a busy machine's scheduling noise is no hang
+RESULTS_FORMAT = "moqsim-mutate"
+# Generated operators whose mutants the unit tests and sweeps cannot kill (a weakened
+# memory order shows only to ThreadSanitizer): run only when --operator names them.
+OPT_IN_OPERATORS = {"order_weaken"}
+
+
+class UsageError(Exception):
+    pass
+
+
+def fail(message):
+    print(f"mutate: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def take_shard(moqsim):
+    """This run's shard as `moqsim shard` reads the environment; its variables are kept
+    from every program this run starts from then on."""
+    try:
+        shard = shard_from_environment(moqsim, os.environ)
+    except ShardError as error:
+        raise UsageError(str(error)) from None
+    PRIVATE_VARIABLES.extend(name for name in shard.variables if name not in PRIVATE_VARIABLES)
+    return shard
+
+
+def swept_suites(moqsim):
+    """The suites each mutant's sweeps run: every one `moqsim list --suites` names."""
+    try:
+        return suite_names(moqsim)
+    except SuitesError as error:
+        raise UsageError(str(error)) from None
+
+
+def list_mutants(mutants):
+    """--list: one line a mutant; exit status 0."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `scripts/mutate --list | head` is no error
+    for mutant in mutants:
+        where = f"{mutant['file']}:{mutant['line']}"
+        change = f"{mutant['original']} -> {mutant['replacement'] or '(nothing)'}" if mutant["kind"] == "generated" else ""
+        print(f"{mutant['id']:<52} {mutant['operator']:<13} {where:<30} {change}"[:200].rstrip())
+    return 0
+
+
+def child_environment(mutant):
+    env = {k: v for k, v in os.environ.items() if k not in PRIVATE_VARIABLES}
+    if mutant:
+        env["MOQ_MUTANT"] = mutant
+    return env
+
+
+def json_lines(program, flag):
+    out = subprocess.run([program, flag], capture_output=True, text=True, check=False,
+                         env=child_environment(None))
+    if out.returncode != 0:
+        raise UsageError(f"{program} {flag} failed: {out.stderr.strip()}")
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+
+
+# ---- the mutants ----
+
+
+def hand_sites(program):
+    return [{"kind": "site", "id": site["name"], "operator": site["category"], "file": site["file"],
+             "line": site["line"], "column": 1, "end_line": site["line"], "end_column": 1,
+             "original": "", "replacement": "", "survivor_reason": site["survivor_reason"]}
+            for site in json_lines(program, "--list-sites")]
+
+
+def generated_mutants(program, schemata_file):
+    """The generated mutants the program holds, and those the generator left out."""
+    compiled = json_lines(program, "--list-generated")
+    mutants = [{"kind": "generated", **m, "end_line": m["line"], "end_column": m["column"]} for m in compiled]
+    if schemata_file and os.path.exists(schemata_file):
+        with open(schemata_file, encoding="utf-8") as source:
+            table = json.load(source)
+        if table.get("format") != "moqsim-schemata" or table.get("version") != 1:
+            raise UsageError(f"{schemata_file}: not a schemata table of version 1")
+        extents = {m["id"]: m for m in table["mutants"]}
+        for mutant in mutants:
+            entry = extents.get(mutant["id"])
+            if entry:
+                mutant["end_line"], mutant["end_column"] = entry["end_line"], entry["end_column"]
+        known = {m["id"] for m in mutants}
+        for entry in table["mutants"]:
+            if entry["status"] != "compiled" and entry["id"] not in known:
+                mutants.append({"kind": "generated", "id": entry["id"], "file": entry["file"],
+                                "line": entry["line"], "column": entry["column"], "end_line": entry["end_line"],
+                                "end_column": entry["end_column"], "operator": entry["operator"],
+                                "original": entry["original"], "replacement": entry["replacement"],
+                                "compile_error": entry.get("error", "does not compile")})
+    return mutants
+
+
+def read_equivalents(path):
+    """{id: reason} from the reviewed list of equivalent generated mutants."""
+    listed = {}
+    if not path:
+        return listed
+    try:
+        with open(path, encoding="utf-8") as source:
+            lines = source.read().splitlines()
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from error
+    for number, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split(None, 1)
+        if len(parts) < 2 or not parts[0].startswith("gen."):
+            raise UsageError(f"{path}:{number}: want a generated mutant's id and a reason")
+        if parts[0] in listed:
+            raise UsageError(f"{path}:{number}: {parts[0]} is listed twice")
+        listed[parts[0]] = parts[1].strip()
+    return listed
+
+
+def changed_lines(revision):
+    """{file: set of line numbers} changed since `revision` (on this side of the diff)."""
+    check = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "--quiet", revision + "^{commit}"],
+                           capture_output=True, text=True, check=False)
+    if check.returncode != 0:
+        raise UsageError(f"--changed: no commit '{revision}'")
+    out = subprocess.run(["git", "-C", ROOT, "diff", "-U0", "--no-color", revision, "--", "core"],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise UsageError(f"git diff {revision} failed: {out.stderr.strip()}")
+    lines = {}
+    current = None
+    for line in out.stdout.splitlines():
+        if line.startswith("+++ "):
+            current = line[6:] if line.startswith("+++ b/") else None
+        elif line.startswith("@@") and current:
+            match = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)
+            start, count = int(match.group(1)), int(match.group(2) or 1)
+            lines.setdefault(current, set()).update(range(start, start + count))
+    return lines
+
+
+def touches(mutant, changed):
+    lines = changed.get(mutant["file"], set())
+    return any(line in lines for line in range(mutant["line"], mutant["end_line"] + 1))
+
+
+# ---- running ----
+
+
+def run_units(program, mutant, timeout, first_failure_only):
+    argv = [program, "--no-intro", "--no-version", "--no-colors"]
+    if first_failure_only:
+        argv.append("--abort-after=1")
+    started = time.monotonic()
+    try:
+        out = subprocess.run(argv, env=child_environment(mutant), capture_output=True, text=True,
+                             timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return {"status": "Timeout", "killed_by": [], "reason": f"unit tests over {timeout:.0f} s",
+                "ms": int((time.monotonic() - started) * 1000)}
+    ms = int((time.monotonic() - started) * 1000)
+    failed = []
+    for line in ANSI.sub("", out.stdout).splitlines():
+        match = FAILED_CASE.match(line)
+        if match and match.group(1) not in failed:
+            failed.append(match.group(1))
+    if out.returncode == 2 and not failed and "unknown mutant" in out.stderr:
+        raise UsageError(out.stderr.strip())
+    if out.returncode < 0:
+        return {"status": "Killed", "killed_by": failed, "reason": f"unit tests: signal {-out.returncode}", "ms": ms}
+    if out.returncode != 0:
+        return {"status": "Killed", "killed_by": failed, "reason": f"unit tests: exit {out.returncode}", "ms": ms}
+    return {"status": "Survived", "killed_by": [], "reason": "", "ms": ms}
+
+
+def run_sweep(moqsim, mutant, suites, cases, timeout):
+    """The first failing case of each suite's sweep, as {suite: {seed, case, cases_run}}
+    ({suite: {timeout}} or {suite: {exit}} when it hung or crashed before a result).
+
+    Each suite stops at its first failure, so cases_run is the count to that failure."""
+    with tempfile.TemporaryDirectory() as folder:
+        result = os.path.join(folder, "sweep.json")
+        argv = [moqsim, "sweep", "--suite", ",".join(suites), "--seeds", "1", "--cases", str(cases), "--json", result]
+        if mutant:
+            argv += ["--mutant", mutant]
+        key = suites[0] if len(suites) == 1 else "sweep"
+        try:
+            out = subprocess.run(argv, env=child_environment(None), capture_output=True, text=True,
+                                 timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            return {key: {"timeout": timeout}}
+        if out.returncode == 2:
+            raise UsageError(out.stderr.strip() or f"moqsim sweep exit 2 with {mutant}")
+        if not os.path.exists(result):
+            return {key: {"exit": out.returncode}} if out.returncode != 0 else {}
+        with open(result, encoding="utf-8") as handle:
+            report = json.load(handle)
+    firsts = {}
+    for suite in report["suites"]:
+        if suite["failures"]:
+            first = suite["failures"][0]
+            firsts[suite["suite"]] = {"seed": first["seed"], "case": first["case"], "cases_run": first["cases_run"]}
+    return firsts
+
+
+def sweep_killer(suite, first):
+    if "timeout" in first:
+        return f"{suite} sweep (over {first['timeout']:.0f} s)"
+    if "exit" in first:
+        code = first["exit"]
+        return f"{suite} sweep ({'signal ' + str(-code) if code < 0 else 'exit ' + str(code)})"
+    return f"{suite} seed {first['seed']} case {first['case']}"
+
+
+class Budget:
+    """Time budgets, a few times each step's run without a mutant."""
+
+    def __init__(self, factor, units_seconds, sweep_seconds):
+        self.factor = factor
+        self.units = max(TIMEOUT_FLOOR, factor * units_seconds)
+        self.sweeps = {suite: max(TIMEOUT_FLOOR, factor * seconds) for suite, seconds in sweep_seconds.items()}
+
+    def all_sweeps(self):
+        return sum(self.sweeps.values())
+
+
+def measure_baseline(program, moqsim, cases, factor, suites):
+    started = time.monotonic()
+    units = run_units(program, None, 600, False)
+    units_seconds = time.monotonic() - started
+    if units["status"] != "Survived":
+        raise UsageError(f"the unit tests fail with no mutant ({units['reason']}): fix them first")
+    sweep_seconds = {}  # by suite, in moqsim's order
+    for suite in suites:
+        started = time.monotonic()
+        failures = run_sweep(moqsim, None, [suite], cases, 600)
+        sweep_seconds[suite] = time.monotonic() - started
+        if failures:
+            raise UsageError(f"the {suite} sweep fails with no mutant: fix it first")
+    return Budget(factor, units_seconds, sweep_seconds)
+
+
+def run_site(site, program, moqsim, cases, budget):
+    """A hand-placed site: the unit tests, then every suite's sweep (each to its first failure)."""
+    result = run_units(program, site["id"], budget.units, False)
+    swept = run_sweep(moqsim, site["id"], list(budget.sweeps), cases, budget.all_sweeps())
+    if swept and result["status"] == "Survived":
+        result = {"status": "Killed", "killed_by": [], "reason": "by the sweep", "ms": result["ms"]}
+    result["swept"] = swept
+    killers = result["killed_by"] + [sweep_killer(s, f) for s, f in swept.items()]
+    result["killer"] = killers[0] if killers else ""
+    first = next((f for f in swept.values() if "cases_run" in f), None)
+    result["cases_to_kill"] = None if result["killed_by"] or not first else first["cases_run"]
+    return result
+
+
+def run_generated(mutant, program, moqsim, cases, budget):
+    """A generated mutant: the unit tests, then the sweeps suite by suite, to the first kill."""
+    started = time.monotonic()
+    result = run_units(program, mutant["id"], budget.units, True)
+    result.update(killer="", cases_to_kill=None)
+    if result["status"] != "Survived":
+        result["killer"] = result["killed_by"][0] if result["killed_by"] else result["reason"]
+        return result
+    for suite in budget.sweeps:
+        swept = run_sweep(moqsim, mutant["id"], [suite], cases, budget.sweeps[suite])
+        if not swept:
+            continue
+        first = swept[suite]
+        result["status"] = "Timeout" if "timeout" in first else "Killed"
+        result["killer"] = sweep_killer(suite, first)
+        result["killed_by"] = [result["killer"]]
+        result["cases_to_kill"] = first.get("cases_run")
+        break
+    result["ms"] = int((time.monotonic() - started) * 1000)
+    return result
+
+
+def run_all(mutants, program, moqsim, cases, budget, jobs, equivalents):
+    """Runs every mutant (in parallel), printing one line each as it finishes."""
+    results = [None] * len(mutants)
+    pending = []
+    for number, mutant in enumerate(mutants):
+        if mutant.get("compile_error"):
+            results[number] = {"status": "CompileError", "killed_by": [], "killer": "", "cases_to_kill": None,
+                               "reason": mutant["compile_error"], "ms": 0}
+        elif mutant["id"] in equivalents:
+            results[number] = {"status": "Ignored", "killed_by": [], "killer": "", "cases_to_kill": None,
+                               "reason": equivalents[mutant["id"]], "ms": 0}
+        else:
+            pending.append(number)
+    lock = threading.Lock()
+    done = [len(mutants) - len(pending)]
+    width = max((len(m["id"]) for m in mutants), default=10)
+
+    def one(number):
+        mutant = mutants[number]
+        if mutant["kind"] == "site":
+            result = run_site(mutant, program, moqsim, cases, budget)
+        else:
+            result = run_generated(mutant, program, moqsim, cases, budget)
+        with lock:
+            done[0] += 1
+            print(f"[{done[0]:>4}/{len(mutants)}] {mutant['id']:<{width}}  {shown_status(mutant, result):<22} "
+                  f"{result['killer'] or result['reason']}", flush=True)
+        return number, result
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for number, result in pool.map(one, pending):
+            results[number] = result
+    return results
+
+
+def shown_status(mutant, result):
+    if result["status"] == "Survived" and mutant.get("survivor_reason"):
+        return "survived (explained)"
+    return result["status"].lower()
+
+
+# ---- reports ----
+
+
+def report_status(mutant, result):
+    if result["status"] == "Survived" and mutant.get("survivor_reason"):
+        return "Ignored"
+    return result["status"]
+
+
+def report_json(runs, elapsed_ms):
+    files = {}
+    tests = {}
+    for mutant, result in runs:
+        path = mutant["file"]
+        if path not in files:
+            try:
+                with open(os.path.join(ROOT, path), encoding="utf-8") as source:
+                    text = source.read()
+            except OSError:
+                text = ""
+            files[path] = {"language": "cpp", "source": text, "mutants": []}
+        killers = result["killed_by"] + [sweep_killer(s, f) for s, f in result.get("swept", {}).items()]
+        killers = list(dict.fromkeys(killers))
+        if mutant["kind"] == "site":
+            description = f"{mutant['id']} switched off"
+            location = site_location(files[path]["source"], mutant["id"], mutant["line"])
+        else:
+            description = f"{mutant['original']} -> {mutant['replacement'] or '(nothing)'}"
+            location = {"start": {"line": mutant["line"], "column": mutant["column"]},
+                        "end": {"line": mutant["end_line"], "column": mutant["end_column"]}}
+        entry = {"id": mutant["id"], "mutatorName": mutant["operator"], "description": description,
+                 "location": location, "status": report_status(mutant, result), "killedBy": killers,
+                 "duration": result["ms"]}
+        if mutant["kind"] == "generated":
+            entry["replacement"] = mutant["replacement"]
+        reason = result["reason"] or mutant.get("survivor_reason", "")
+        if result["cases_to_kill"] is not None:
+            reason = f"{result['killer']} ({result['cases_to_kill']} sweep cases to the first failure)"
+        if reason:
+            entry["statusReason"] = reason
+        files[path]["mutants"].append(entry)
+        for name in killers:
+            tests[name] = {"id": name, "name": name}
+    return json.dumps({
+        "schemaVersion": "2",
+        "thresholds": {"high": 90, "low": 70},
+        "projectRoot": ".",
+        "files": dict(sorted(files.items())),
+        "testFiles": {"core/tests": {"tests": sorted(tests.values(), key=lambda t: t["id"])}},
+        "framework": {"name": "moqsim mutate"},
+        "performance": {"setup": 0, "initialRun": 0, "mutation": elapsed_ms},
+    }, indent=1) + "\n"
+
+
+def counts(results):
+    tally = {status: 0 for status in ("Killed", "Timeout", "Survived", "CompileError", "Ignored")}
+    for status in results:
+        tally[status] += 1
+    valid = len(results) - tally["Ignored"] - tally["CompileError"]
+    detected = tally["Killed"] + tally["Timeout"]
+    tally["all"] = len(results)
+    tally["score"] = f"{100 * detected / valid:.1f}%" if valid else "-"
+    return tally
+
+
+def count_row(label, tally):
+    return (f"| {label} | {tally['all']} | {tally['Killed']} | {tally['Timeout']} | {tally['Survived']} | "
+            f"{tally['CompileError']} | {tally['Ignored']} | {tally['score']} |")
+
+
+COUNT_HEADER = ["| {} | mutants | killed | timeout | survived | compile error | ignored | score |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+
+
+def suite_cell(result, suite):
+    first = result.get("swept", {}).get(suite)
+    if not first:
+        return "-"
+    if "seed" not in first:
+        return sweep_killer(suite, first).split(" ", 2)[2]
+    return f"{first['cases_run']} (seed {first['seed']} case {first['case']})"
+
+
+def suite_summary(site_runs, suites):
+    """One line a suite: how many sites its sweep alone kills."""
+    lines = []
+    for suite in suites:
+        kills = sum(1 for _, result in site_runs if suite in result.get("swept", {}))
+        lines.append(f"{suite} sweep kills {kills} site{'' if kills == 1 else 's'}")
+    return lines
+
+
+def source_line(path, line, cache={}):  # noqa: B006 - a cache across calls
+    if path not in cache:
+        try:
+            with open(os.path.join(ROOT, path), encoding="utf-8") as source:
+                cache[path] = source.read().splitlines()
+        except OSError:
+            cache[path] = []
+    lines = cache[path]
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def cell(text):
+    return text.replace("|", "\\|").replace("`", "'")
+
+
+def site_section(site_runs, suites):
+    lines = ["## Hand-placed sites", "",
+             "Each site switched off in turn (`MOQ_MUTANT=name`) against the unit tests and a short "
+             "seeded sweep of every property suite. A suite's column: the number of sweep cases run "
+             "until its first failure, counted from the first case of the first seed (seed and case "
+             "in brackets); `-` where that suite's sweep alone does not kill the site.", "",
+             "| site | category | where | verdict | killed by tests | " + " | ".join(suites) + " |",
+             "| --- | --- | --- | --- | --- | " + " | ".join("---" for _ in suites) + " |"]
+    for site, result in site_runs:
+        verdict = shown_status(site, result)
+        killers = ", ".join(f"`{name}`" for name in result["killed_by"][:3])
+        if len(result["killed_by"]) > 3:
+            killers += f" and {len(result['killed_by']) - 3} more"
+        if not killers and result["status"] == "Survived":
+            killers = site["survivor_reason"] or "**nothing**"
+        elif not killers and result["reason"] != "by the sweep":
+            killers = result["reason"]
+        cells = " | ".join(suite_cell(result, suite) for suite in suites)
+        lines.append(f"| `{site['id']}` | {site['operator']} | {site['file']}:{site['line']} "
+                     f"| {verdict} | {killers or '-'} | {cells} |")
+    lines += ["", "### Per suite", ""] + [f"- {line}" for line in suite_summary(site_runs, suites)]
+    return lines
+
+
+def generated_section(runs, suites):
+    lines = ["## Generated mutants", "",
+             "Each generated mutant switched on in turn: the unit tests, then the sweeps suite by suite "
+             "(" + ", ".join(suites) + "), stopping at the first kill. Score: (killed + timeout) / "
+             "(mutants - ignored - compile errors).", ""]
+    by_file = {}
+    by_operator = {}
+    for mutant, result in runs:
+        by_file.setdefault(mutant["file"], []).append(result["status"])
+        by_operator.setdefault(mutant["operator"], []).append(result["status"])
+    lines += [COUNT_HEADER[0].format("file"), COUNT_HEADER[1]]
+    lines += [count_row(f"{path}", counts(statuses)) for path, statuses in sorted(by_file.items())]
+    lines += ["", COUNT_HEADER[0].format("operator"), COUNT_HEADER[1]]
+    lines += [count_row(name, counts(statuses)) for name, statuses in sorted(by_operator.items())]
+
+    by_kill = [r for _, r in runs if r["status"] in DETECTED]
+    units = sum(1 for r in by_kill if r["cases_to_kill"] is None and r["status"] == "Killed")
+    sweeps = [r["cases_to_kill"] for r in by_kill if r["cases_to_kill"] is not None]
+    timeouts = sum(1 for r in by_kill if r["status"] == "Timeout")
+    lines += ["", f"Killed by the unit tests: {units}; by a sweep: {len(sweeps)}"
+              + (f" (median {sorted(sweeps)[len(sweeps) // 2]} cases to the first failure, at most {max(sweeps)})"
+                 if sweeps else "") + f"; timeouts: {timeouts}."]
+
+    survivors = [(m, r) for m, r in runs if r["status"] == "Survived"]
+    lines += ["", f"### Survivors ({len(survivors)})", ""]
+    if survivors:
+        lines += ["| mutant | change | source line |", "| --- | --- | --- |"]
+        for mutant, _ in survivors:
+            change = f"`{cell(mutant['original'])}` → `{cell(mutant['replacement']) or '(nothing)'}`"
+            lines.append(f"| `{mutant['id']}` | {change} | `{cell(source_line(mutant['file'], mutant['line']))}` |")
+    ignored = [(m, r) for m, r in runs if r["status"] == "Ignored"]
+    if ignored:
+        lines += ["", f"### Ignored as equivalent ({len(ignored)})", "", "| mutant | reason |", "| --- | --- |"]
+        lines += [f"| `{m['id']}` | {cell(r['reason'])} |" for m, r in ignored]
+    broken = [(m, r) for m, r in runs if r["status"] == "CompileError"]
+    if broken:
+        lines += ["", f"### Compile errors ({len(broken)})", "", "| mutant | error |", "| --- | --- |"]
+        lines += [f"| `{m['id']}` | {cell(r['reason'])} |" for m, r in broken]
+    return lines
+
+
+def report_markdown(runs, meta):
+    sites = [(m, r) for m, r in runs if m["kind"] == "site"]
+    generated = [(m, r) for m, r in runs if m["kind"] == "generated"]
+    lines = ["# Mutation report", "",
+             f"Run {meta['when']}: {meta['selection']}; {meta['jobs']} jobs, wall time "
+             f"{meta['elapsed_ms'] / 1000:.0f} s.", ""]
+    lines += [COUNT_HEADER[0].format("kind"), COUNT_HEADER[1]]
+    if generated:
+        lines.append(count_row("generated", counts([r["status"] for _, r in generated])))
+    if sites:
+        lines.append(count_row("hand-placed sites", counts([report_status(m, r) for m, r in sites])))
+    if generated:
+        survivors = {}
+        for mutant, result in generated:
+            if result["status"] == "Survived":
+                survivors[mutant["file"]] = survivors.get(mutant["file"], 0) + 1
+        if survivors:
+            lines += ["", "Surviving generated mutants by file: " +
+                      ", ".join(f"{path} {n}" for path, n in sorted(survivors.items(), key=lambda kv: -kv[1])) + "."]
+    if sites:
+        lines += [""] + site_section(sites, meta["suites"])
+    if generated:
+        lines += [""] + generated_section(generated, meta["suites"])
+    return "\n".join(lines) + "\n"
+
+
+def write_all_reports(report_dir, runs, meta):
+    write_reports(report_dir, [("mutation.json", report_json(runs, meta["elapsed_ms"])),
+                               ("mutation.md", report_markdown(runs, meta))])
+
+
+def summarise(runs, meta, report_dir):
+    sites = [(m, r) for m, r in runs if m["kind"] == "site"]
+    generated = [(m, r) for m, r in runs if m["kind"] == "generated"]
+    if sites:
+        killed = sum(1 for _, r in sites if r["status"] in DETECTED)
+        explained = sum(1 for m, r in sites if r["status"] == "Survived" and m["survivor_reason"])
+        unexplained = [m for m, r in sites if r["status"] == "Survived" and not m["survivor_reason"]]
+        print(f"mutate: sites: {killed} killed, {explained} survived with a reason, "
+              f"{len(unexplained)} survived unexplained, of {len(sites)}")
+        for line in suite_summary(sites):
+            print(f"mutate: {line}")
+    if generated:
+        tally = counts([r["status"] for _, r in generated])
+        print(f"mutate: generated: {tally['Killed']} killed, {tally['Timeout']} timeout, {tally['Survived']} "
+              f"survived, {tally['CompileError']} compile errors, {tally['Ignored']} ignored, of {tally['all']}; "
+              f"score {tally['score']}")
+    print(f"mutate: {meta['selection']}, {meta['elapsed_ms'] / 1000:.1f} s; reports in "
+          f"{os.path.relpath(report_dir, ROOT)}/")
+    unexplained = [m for m, r in sites if r["status"] == "Survived" and not m["survivor_reason"]]
+    for site in unexplained:
+        print(f"mutate: unexplained survivor {site['id']} ({site['file']}:{site['line']})")
+    return 1 if unexplained else 0
+
+
+# ---- commands ----
+
+
+def merge(report_dir, paths):
+    runs = []
+    elapsed = 0
+    seen = set()
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as source:
+                shard = json.load(source)
+        except (OSError, ValueError) as error:
+            raise UsageError(f"cannot read {path}: {error}") from error
+        if not isinstance(shard, dict) or shard.get("format") != RESULTS_FORMAT or shard.get("version") != 1:
+            raise UsageError(f"{path}: not a mutate shard of version 1")
+        for mutant, result in shard["runs"]:
+            if mutant["id"] in seen:
+                raise UsageError(f"{path}: {mutant['id']} is in two shards")
+            seen.add(mutant["id"])
+            runs.append((mutant, result))
+        elapsed = max(elapsed, shard["meta"]["elapsed_ms"])
+    meta = {"when": datetime.date.today().isoformat(), "selection": f"{len(paths)} shards merged: {len(runs)} mutants",
+            "jobs": shard["meta"]["jobs"], "elapsed_ms": elapsed, "suites": shard["meta"]["suites"]}
+    write_all_reports(report_dir, runs, meta)
+    return summarise(runs, meta, report_dir)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", help="TEST_PROGRAM MOQSIM REPORT_DIR, or with --merge REPORT_DIR SHARD...")
+    parser.add_argument("--merge", action="store_true")
+    parser.add_argument("--site", action="append", default=[], help="only these mutants (sites or generated)")
+    parser.add_argument("--only", choices=["sites", "generated"])
+    parser.add_argument("--operator", action="append", default=[], help="only generated mutants of this operator")
+    parser.add_argument("--changed", metavar="REV", help="only mutants on lines changed since REV")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--sweep-cases", type=int, default=2000)
+    parser.add_argument("--timeout-factor", type=float, default=5.0)
+    parser.add_argument("--equivalents", help="the reviewed list of equivalent generated mutants")
+    parser.add_argument("--schemata", help="the generator's table (schemata_mutants.json), for CompileErrors")
+    parser.add_argument("--list", action="store_true", help="name the mutants and stop")
+    args = parser.parse_args()
+    try:
+        if args.merge:
+            sys.exit(merge(args.paths[0], args.paths[1:]))
+        if len(args.paths) != 3:
+            raise UsageError("want TEST_PROGRAM MOQSIM REPORT_DIR")
+        if args.jobs < 1 or args.sweep_cases < 1 or args.timeout_factor <= 0:
+            raise UsageError("-j, --sweep-cases and --timeout-factor must be positive")
+        sys.exit(run(args, *args.paths))
+    except UsageError as error:
+        fail(str(error))
+
+
+def run(args, program, moqsim, report_dir):
+    for path in (program, moqsim):
+        if not os.access(path, os.X_OK):
+            raise UsageError(f"no program at {path}")
+    shard = take_shard(moqsim)
+    shard_index, shard_total = shard.index, shard.total
+    suites = swept_suites(moqsim)
+    equivalents = read_equivalents(args.equivalents)
+    mutants = []
+    if args.only != "generated":
+        mutants += hand_sites(program)
+    generated = generated_mutants(program, args.schemata) if args.only != "sites" else []
+    known = {m["id"] for m in generated}
+    stale = [name for name in equivalents if name not in known]
+    if stale and args.only != "sites":
+        raise UsageError(f"{os.path.relpath(args.equivalents, ROOT)} lists {stale[0]}, which is no generated "
+                         f"mutant now (its line moved or it went away): update the file")
+    mutants += generated
+    if not mutants:
+        raise UsageError("the test program lists no mutants")
+    if args.list:
+        return list_mutants(mutants)
+
+    selection = []
+    all_ids = {m["id"] for m in mutants}
+    for name in args.site:
+        if name not in all_ids:
+            raise UsageError(f"unknown mutant '{name}' (scripts/mutate --list names them)")
+    if args.site:
+        mutants = [m for m in mutants if m["id"] in args.site]
+        selection.append(f"{len(args.site)} named")
+    mutants = select_operators(mutants, generated, args.operator, args.site, selection)
+    if args.changed:
+        changed = changed_lines(args.changed)
+        mutants = [m for m in mutants if touches(m, changed)]
+        selection.append(f"lines changed since {args.changed}")
+    if shard_total > 1:
+        mutants = mutants[shard_index::shard_total]
+        selection.append(f"shard {shard_index + 1} of {shard_total}")
+    selection = (", ".join(selection) or "every mutant") + f": {len(mutants)} mutants"
+
+    budget = measure_baseline(program, moqsim, args.sweep_cases, args.timeout_factor, suites)
+    print(f"mutate: {len(mutants)} mutants, {args.jobs} jobs; budgets: unit tests {budget.units:.0f} s, "
+          f"each sweep {min(budget.sweeps.values()):.0f}-{max(budget.sweeps.values()):.0f} s", flush=True)
+    started = time.monotonic()
+    results = run_all(mutants, program, moqsim, args.sweep_cases, budget, args.jobs, equivalents)
+    meta = {"when": datetime.date.today().isoformat(), "selection": selection, "jobs": args.jobs,
+            "elapsed_ms": int((time.monotonic() - started) * 1000), "suites": suites}
+    runs = list(zip(mutants, results))
+    if shard_total > 1:
+        name = f"mutation-shard-{shard_index}-of-{shard_total}.json"
+        write_reports(report_dir, [(name, json.dumps({"format": RESULTS_FORMAT, "version": 1, "meta": meta,
+                                                      "runs": runs}, indent=1) + "\n")])
+        print(f"mutate: shard results in {os.path.relpath(report_dir, ROOT)}/{name} "
+              f"(scripts/mutate --merge joins the shards)")
+        return summarise_shard(runs)
+    write_all_reports(report_dir, runs, meta)
+    return summarise(runs, meta, report_dir)
+
+
+def select_operators(mutants, generated, operators, named, selection):
+    """The generated mutants of the --operator names (no site), or without them every
+    mutant but those of an operator only a run under ThreadSanitizer can kill (unless
+    named one by one)."""
+    known = {m["operator"] for m in generated}
+    for name in operators:
+        if name not in known:
+            raise UsageError(f"no generated mutant has the operator '{name}' (known: {', '.join(sorted(known))})")
+    if operators:
+        selection.append("operators " + ", ".join(operators))
+        return [m for m in mutants if m["kind"] == "generated" and m["operator"] in operators]
+    if named:
+        return mutants
+    left_out = {m["id"] for m in mutants if m["kind"] == "generated" and m["operator"] in OPT_IN_OPERATORS}
+    if left_out:
+        print(f"mutate: {len(left_out)} order_weaken mutants not run (--operator order_weaken runs them; "
+              f"only a ThreadSanitizer build's stress tests can kill them)", flush=True)
+        selection.append("without order_weaken")
+    return [m for m in mutants if m["id"] not in left_out]
+
+
+def summarise_shard(runs):
+    unexplained = [m for m, r in runs if m["kind"] == "site" and r["status"] == "Survived" and not m["survivor_reason"]]
+    return 1 if unexplained else 0
+
+
+if __name__ == "__main__":
+    main()
