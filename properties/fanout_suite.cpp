@@ -18,7 +18,7 @@
 #include "oracle/resume_model.hpp"
 #include "programs/fanout.hpp"
 #include "properties/drive.hpp"
-#include "properties/suites.hpp"
+#include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
 

@@ -26,7 +26,7 @@
 #include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
-#include "properties/suites.hpp"
+#include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
 

@@ -29,7 +29,7 @@
 #include "oracle/group_model.hpp"
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
-#include "properties/suites.hpp"
+#include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
 #include "support/test_recover.hpp"

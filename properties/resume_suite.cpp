@@ -21,7 +21,7 @@
 #include "oracle/resume_model.hpp"
 #include "properties/drive.hpp"
 #include "properties/mailbox.hpp"
-#include "properties/suites.hpp"
+#include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
 

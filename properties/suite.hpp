@@ -65,8 +65,11 @@ public:
     [[nodiscard]] virtual std::vector<std::string> operation_kinds(const Case& value) const;
 };
 
-// Every suite, by name: waiter, gate, group, track, resume, fanout.
+// Every suite, in the order of the list `suite_names` in properties/meson.build (the
+// registry generated from it: adding a suite is its file and its name there).
 const std::vector<const Suite*>& suites();
+// The names in that list, as written there (each suite's file is NAME_suite.cpp).
+const std::vector<std::string_view>& suite_file_names();
 const Suite* find_suite(std::string_view name);
 
 // The RapidCheck generator state for case `index` of `seed`, and its size (growing with

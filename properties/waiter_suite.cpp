@@ -15,7 +15,7 @@
 #include "kio/waker.hpp"
 #include "oracle/waiter_model.hpp"
 #include "properties/case_json.hpp"
-#include "properties/suites.hpp"
+#include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/trace.hpp"
 
