@@ -23,6 +23,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "doubles/recover.hpp"
 #include "kio/clock.hpp"
 #include "kio/deadline.hpp"
 #include "model/group.hpp"
@@ -33,7 +34,6 @@
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
-#include "support/test_recover.hpp"
 
 namespace moq::properties {
 
