@@ -611,29 +611,27 @@ constexpr std::array<Argument, 1> n_only{n_argument};
 constexpr std::array<Argument, 1> reader_only{reader_argument};
 constexpr std::array<Argument, 2> reader_and_n{reader_argument, n_argument};
 
-struct Frame : Writes {
+// A write of `n` bytes (or a frame declared `n` long).
+template <void (Run::*write)(std::size_t)>
+struct WritesSized : Writes {
+    static constexpr auto& arguments = n_only;
+    static void run(Run& run, const Step& step, sim::Task&) { (run.*write)(step.n); }
+};
+struct Frame : WritesSized<&Run::write_frame> {
     static constexpr const char* name = "frame";
     static constexpr std::size_t weight = 20;
-    static constexpr auto& arguments = n_only;  // bytes
-    static void run(Run& run, const Step& step, sim::Task&) { run.write_frame(step.n); }
 };
-struct Start : Writes {
+struct Start : WritesSized<&Run::start_frame> {
     static constexpr const char* name = "start";
     static constexpr std::size_t weight = 8;
-    static constexpr auto& arguments = n_only;  // the declared size
-    static void run(Run& run, const Step& step, sim::Task&) { run.start_frame(step.n); }
 };
-struct Chunk : Writes {
+struct Chunk : WritesSized<&Run::write_chunk> {
     static constexpr const char* name = "chunk";
     static constexpr std::size_t weight = 12;
-    static constexpr auto& arguments = n_only;  // bytes
-    static void run(Run& run, const Step& step, sim::Task&) { run.write_chunk(step.n); }
 };
-struct Open : Writes {
+struct Open : WritesSized<&Run::open_frame> {  // a frame's bytes, committed by a later end
     static constexpr const char* name = "open";
     static constexpr std::size_t weight = 5;
-    static constexpr auto& arguments = n_only;  // the declared size
-    static void run(Run& run, const Step& step, sim::Task&) { run.open_frame(step.n); }
 };
 struct End : Writes {
     static constexpr const char* name = "end";

@@ -101,15 +101,28 @@ struct Create : Always {
     }
 };
 
-struct Register : OnWaiter {
-    static constexpr const char* name = "register";
-    static constexpr std::size_t weight = 8;
+// A waiter registers on a list, itself or through a clone: a clone registers for the
+// original, same identity, one entry (K2, K4).
+template <bool through_clone>
+struct Registers : OnWaiter {
     static constexpr std::array<Argument, 2> arguments{waiter_argument, list_argument};
     static void run(World& world, const Step& step) {
         const std::size_t waiter = *world.model.live_waiter(step.waiter);
-        world.system.slots[waiter].waiter->register_on(world.system.lists[step.list]);
+        const kio::Waiter& original = *world.system.slots[waiter].waiter;
+        if (through_clone)
+            kio::Waiter(original).register_on(world.system.lists[step.list]);
+        else
+            original.register_on(world.system.lists[step.list]);
         world.model.registered(waiter, step.list);
     }
+};
+struct Register : Registers<false> {
+    static constexpr const char* name = "register";
+    static constexpr std::size_t weight = 8;
+};
+struct Clone : Registers<true> {
+    static constexpr const char* name = "clone";
+    static constexpr std::size_t weight = 2;
 };
 
 struct Drop : OnWaiter {
@@ -120,19 +133,6 @@ struct Drop : OnWaiter {
         const std::size_t waiter = *world.model.live_waiter(step.waiter);
         world.system.slots[waiter].waiter.reset();
         world.model.dropped(waiter);
-    }
-};
-
-// A clone registers for the original: same identity, one entry (K2, K4).
-struct Clone : OnWaiter {
-    static constexpr const char* name = "clone";
-    static constexpr std::size_t weight = 2;
-    static constexpr std::array<Argument, 2> arguments{waiter_argument, list_argument};
-    static void run(World& world, const Step& step) {
-        const std::size_t waiter = *world.model.live_waiter(step.waiter);
-        const kio::Waiter clone = *world.system.slots[waiter].waiter;
-        clone.register_on(world.system.lists[step.list]);
-        world.model.registered(waiter, step.list);
     }
 };
 
