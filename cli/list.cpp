@@ -1,5 +1,8 @@
 // moqsim list: suites, strategies and mutation sites.
 #include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -8,20 +11,48 @@
 
 namespace moq::cli {
 
-int list(const Program&, const std::vector<std::string>& arguments) {
-    const ListOptions options = parse_list_options(arguments);
-    // --suites alone is for scripts: the suite names, one a line, nothing else.
-    if (options.suites && !options.strategies && !options.sites) {
+namespace {
+
+// A suite's command table as data: its operations with their weights and argument domains.
+nlohmann::json suite_json(const properties::Suite& suite) {
+    nlohmann::json operations = nlohmann::json::array();
+    for (const properties::Operation& operation : suite.operations()) {
+        nlohmann::json arguments = nlohmann::json::array();
+        for (const properties::Argument& argument : operation.arguments)
+            arguments.push_back({{"name", argument.name}, {"low", argument.low}, {"high", argument.high}});
+        operations.push_back({{"name", operation.name},
+                              {"weight", operation.weight},
+                              {"swarm_may_drop", operation.swarm_may_drop},
+                              {"arguments", std::move(arguments)}});
+    }
+    return {{"name", suite.name()},
+            {"summary", suite.summary()},
+            {"default_cases", suite.default_cases()},
+            {"operations", std::move(operations)}};
+}
+
+void list_suites(const ListOptions& options, bool alone) {
+    if (options.json) {
+        nlohmann::json suites = nlohmann::json::array();
+        for (const properties::Suite* suite : properties::suites()) suites.push_back(suite_json(*suite));
+        std::printf("%s\n", nlohmann::json{{"suites", std::move(suites)}}.dump(2).c_str());
+    } else if (alone) {
+        // For scripts: the names, nothing else.
         for (const properties::Suite* suite : properties::suites())
             std::printf("%s\n", std::string(suite->name()).c_str());
-        return 0;
-    }
-    if (options.suites) {
+    } else {
         std::printf("suites:\n");
         for (const properties::Suite* suite : properties::suites())
             std::printf("  %-8s %6llu cases by default  %s\n", std::string(suite->name()).c_str(),
                         static_cast<unsigned long long>(suite->default_cases()), std::string(suite->summary()).c_str());
     }
+}
+
+}  // namespace
+
+int list(const Program&, const std::vector<std::string>& arguments) {
+    const ListOptions options = parse_list_options(arguments);
+    if (options.suites) list_suites(options, !options.strategies && !options.sites);
     if (options.strategies) {
         std::printf(
             "strategies:\n  fifo     the run queue in order, no preemption\n"

@@ -191,10 +191,13 @@ MergeOptions parse_merge_options(const std::vector<std::string>& arguments) {
 }
 
 ListOptions parse_list_options(const std::vector<std::string>& arguments) {
-    const Flags flags(arguments, {}, {"suites", "strategies", "sites"});
+    const Flags flags(arguments, {}, {"suites", "strategies", "sites", "json"});
     refuse_positional(flags, "list");
-    ListOptions options{flags.has("suites"), flags.has("strategies"), flags.has("sites")};
-    if (!options.suites && !options.strategies && !options.sites) options = ListOptions{true, true, true};
+    ListOptions options{flags.has("suites"), flags.has("strategies"), flags.has("sites"), flags.has("json")};
+    if (options.json && (options.strategies || options.sites))
+        throw UsageError("list --json prints the suites alone: not with --strategies or --sites");
+    if (options.json) options.suites = true;
+    if (!options.suites && !options.strategies && !options.sites) options = ListOptions{true, true, true, false};
     return options;
 }
 

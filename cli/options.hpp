@@ -109,8 +109,10 @@ struct ListOptions {
     bool suites = false;
     bool strategies = false;
     bool sites = false;
+    bool json = false;  // the suites' command tables as JSON (with --suites, or alone)
 };
-// None named: all three.
+// None named: all three, for a reader. --suites alone: one suite name a line; --json: the
+// suites as data (not with --strategies or --sites).
 ListOptions parse_list_options(const std::vector<std::string>& arguments);
 
 }  // namespace moq::cli

@@ -11,6 +11,7 @@
 #include "cli/timed_sweep.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
+#include "sim/random.hpp"
 #include "sim/seed_range.hpp"
 #include "sim/strategy.hpp"
 
@@ -119,13 +120,9 @@ nlohmann::json sweep_suite_result(std::string_view suite, std::uint64_t cases, s
 
 std::uint64_t case_fingerprint(std::uint64_t seed, std::uint64_t index, bool passed, std::uint64_t digest) {
     // splitmix64's finaliser over each field in turn: every input bit moves every output bit.
-    const auto mix = [](std::uint64_t value) {
-        value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
-        return value ^ (value >> 31);
-    };
-    std::uint64_t state = 0x9e3779b97f4a7c15ULL;
-    for (const std::uint64_t field : {seed, index, std::uint64_t{passed}, digest}) state = mix(state ^ mix(field));
+    std::uint64_t state = sim::splitmix64_gamma;
+    for (const std::uint64_t field : {seed, index, std::uint64_t{passed}, digest})
+        state = sim::splitmix64_mix(state ^ sim::splitmix64_mix(field));
     return state;
 }
 

@@ -17,8 +17,9 @@
 #include "kio/clock.hpp"
 #include "oracle/resume_model.hpp"
 #include "programs/fanout.hpp"
+#include "properties/commands.hpp"
 #include "properties/drive.hpp"
-#include "properties/suites.hpp"
+#include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
 
@@ -30,12 +31,9 @@ namespace {
 constexpr int served_copy = 0;
 constexpr std::uint8_t max_viewers = 16;
 
-enum class Op : std::uint8_t { allow, idle, prefer };
-constexpr std::array<const char*, 3> op_names{"allow", "idle", "prefer"};
-
 struct Step {
-    Op op = Op::allow;
-    std::uint8_t extra = 0;  // allow: groups more (1 to 3); prefer: the priority of viewer extra % viewers
+    std::uint8_t command = 0;  // an index into Commands
+    std::uint8_t extra = 0;    // allow: groups more (1 to 3); prefer: the priority of viewer extra % viewers
 };
 
 struct FanoutCase {
@@ -45,12 +43,6 @@ struct FanoutCase {
     Drive drive = Drive::woken;
     std::uint64_t seed = 0;
 };
-
-// How a case's description writes a step: allow(2), idle, prefer(5).
-std::string describe_step(const Step& step) {
-    const std::string name = op_names[static_cast<std::size_t>(step.op)];
-    return step.op == Op::idle ? name : name + "(" + std::to_string(step.extra) + ")";
-}
 
 // Hears the program's events, tells each viewer's model, which judges each answer, and
 // tells the trace: the publisher's writes, every answer of every viewer's reads, how
@@ -210,47 +202,93 @@ private:
     std::string violation_;
 };
 
-void drive(const FanoutCase& value, programs::FanoutTrack& track,
-           const std::vector<std::unique_ptr<programs::Viewer>>& viewers, Judge& judge, sim::Task& task) {
-    std::uint64_t allowed = 0;
+// The driver's world: the program's track and viewers, and the judge.
+struct World {
+    programs::FanoutTrack& track;
+    const std::vector<std::unique_ptr<programs::Viewer>>& viewers;
+    Judge& judge;
+    std::uint64_t allowed = 0;  // groups the publisher may land so far
+};
+
+std::string describe_step(const Step& step);
+
+// The commands, one operation each (see properties/commands.hpp); each traces itself,
+// with what it works out (the total allowed, the viewer).
+struct Always {
+    static bool applies(const World&, const Step&) { return true; }
+};
+
+struct Allow : Always {
+    static constexpr const char* name = "allow";
+    static constexpr std::size_t weight = 6;
+    static constexpr std::array<Argument, 1> arguments{Argument{"groups", 1, 4}};
+    static void run(World& world, const Step& step, sim::Task& task) {
+        world.allowed += step.extra;
+        trace_operation(task, "allow", {step.extra, static_cast<std::int64_t>(world.allowed)},
+                        [&] { return describe_step(step); });
+        world.track.allow(world.allowed);
+    }
+};
+
+struct Idle : Always {
+    static constexpr const char* name = "idle";
+    static constexpr std::size_t weight = 2;
+    static constexpr auto& arguments = no_arguments;
+    static void run(World&, const Step&, sim::Task& task) { trace_operation(task, "idle", {}); }
+};
+
+struct Prefer : Always {
+    static constexpr const char* name = "prefer";
+    static constexpr std::size_t weight = 2;
+    static constexpr std::array<Argument, 1> arguments{Argument{"priority", 0, 8}};
+    static void run(World& world, const Step& step, sim::Task& task) {
+        const std::size_t viewer = step.extra % world.viewers.size();
+        trace_operation(task, "prefer", {step.extra, static_cast<std::int64_t>(viewer)},
+                        [&] { return describe_step(step); });
+        world.judge.preferences_changing(viewer);
+        world.viewers[viewer]->set_priority(step.extra);
+        world.judge.operation_done();
+    }
+};
+
+using Commands = CommandTable<Allow, Idle, Prefer>;
+
+// How a case's description writes a step: allow(2), idle, prefer(5).
+std::string describe_step(const Step& step) {
+    const std::string name = Commands::names[step.command];
+    return Commands::has_arguments[step.command] ? name + "(" + std::to_string(step.extra) + ")" : name;
+}
+
+// A step of command `command`: its byte from the command's argument (0 if it has none).
+rc::Gen<Step> step_of(std::uint8_t command) {
+    static const std::vector<Operation> operations = Commands::operations();
+    const std::vector<Argument>& arguments = operations[command].arguments;
+    const auto low = static_cast<std::uint8_t>(arguments.empty() ? 0 : arguments[0].low);
+    const auto high = static_cast<std::uint8_t>(arguments.empty() ? 1 : arguments[0].high);
+    return rc::gen::map(rc::gen::inRange<std::uint8_t>(low, high), [command](std::uint8_t extra) {
+        return Step{command, extra};
+    });
+}
+
+void drive(const FanoutCase& value, World& world, sim::Task& task) {
     for (const Step& step : value.steps) {
         task.yield();
-        switch (step.op) {
-            case Op::allow:
-                allowed += step.extra;
-                trace_operation(task, "allow", {step.extra, static_cast<std::int64_t>(allowed)},
-                                [&] { return describe_step(step); });
-                track.allow(allowed);
-                break;
-            case Op::idle: trace_operation(task, "idle", {}); break;
-            case Op::prefer: {
-                const std::size_t viewer = step.extra % viewers.size();
-                trace_operation(task, "prefer", {step.extra, static_cast<std::int64_t>(viewer)},
-                                [&] { return describe_step(step); });
-                judge.preferences_changing(viewer);
-                viewers[viewer]->set_priority(step.extra);
-                judge.operation_done();
-                break;
-            }
-        }
+        Commands::run(
+            step.command, world, step, [](const char*) {}, task);
     }
     if (value.finish) {
         task.yield();
         trace_operation(task, "finish", {});
-        track.finish_after_allowed();
+        world.track.finish_after_allowed();
     }
 }
 
 struct Traits {
+    using Commands = moq::properties::Commands;
+
     static rc::Gen<FanoutCase> generator(Mix mix) {
-        return swarmed<Op>({{6, Op::allow}, {2, Op::idle}, {2, Op::prefer}}, mix, [](const rc::Gen<Op>& kind) {
-            const auto step = rc::gen::mapcat(kind, [](Op op) {
-                const std::uint8_t low = op == Op::allow ? 1 : 0;
-                const std::uint8_t high = op == Op::allow ? 4 : (op == Op::prefer ? 8 : 1);
-                return rc::gen::map(rc::gen::inRange<std::uint8_t>(low, high), [op](std::uint8_t extra) {
-                    return Step{op, extra};
-                });
-            });
+        return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {
+            const auto step = rc::gen::mapcat(kind, step_of);
             return rc::gen::build<FanoutCase>(
                 rc::gen::set(&FanoutCase::viewers, rc::gen::inRange<std::uint8_t>(1, 7)),
                 rc::gen::set(&FanoutCase::steps, rc::gen::mapcat(rc::gen::inRange<std::size_t>(0, 25),
@@ -274,7 +312,8 @@ struct Traits {
         for (std::size_t index = 0; index < value.viewers; ++index)
             viewers.push_back(std::make_unique<programs::Viewer>(index, track, executor.clock(), judge));
 
-        executor.spawn("driver", [&](sim::Task& task) { drive(value, track, viewers, judge, task); });
+        World world{track, viewers, judge};
+        executor.spawn("driver", [&](sim::Task& task) { drive(value, world, task); });
         executor.spawn("publisher", [&](sim::Task& task) {
             task.wait([&](const kio::Waiter& waiter) { return publisher.poll(waiter); });
         });
@@ -297,7 +336,7 @@ struct Traits {
 
     static nlohmann::json to_json(const FanoutCase& value) {
         nlohmann::json steps = nlohmann::json::array();
-        for (const Step& step : value.steps) steps.push_back({op_names[static_cast<std::size_t>(step.op)], step.extra});
+        for (const Step& step : value.steps) steps.push_back({Commands::names[step.command], step.extra});
         return {{"viewers", value.viewers},
                 {"steps", steps},
                 {"finish", value.finish},
@@ -319,10 +358,9 @@ struct Traits {
             if (!step.is_array() || step.size() != 2 || !step[0].is_string())
                 throw std::invalid_argument("a step is [name, extra]");
             const auto name = step[0].get<std::string>();
-            const auto found = std::find(op_names.begin(), op_names.end(), name);
-            if (found == op_names.end()) throw std::invalid_argument("unknown step '" + name + "'");
-            value.steps.push_back(
-                Step{static_cast<Op>(found - op_names.begin()), require_small(step[1], 255, "extra")});
+            const auto found = Commands::find(name);
+            if (!found) throw std::invalid_argument("unknown step '" + name + "'");
+            value.steps.push_back(Step{*found, require_small(step[1], 255, "extra")});
         }
         return value;
     }

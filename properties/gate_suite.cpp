@@ -26,7 +26,7 @@
 #include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
-#include "properties/suites.hpp"
+#include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
 
@@ -62,12 +62,16 @@ struct World {
 
 kio::Duration wait_of(std::uint8_t value) { return (value % 10 + 1) * 10ms; }
 
+// Every step draws its byte from 0 to 15, whatever its command.
+constexpr std::uint32_t value_high = 16;
+
 // The commands, one operation each (see properties/commands.hpp). The model hears a
 // write before the real one, and when its wakes are delivered: a wake may poll the
 // reader inside the write (inline), which must find the model already told.
 struct Write {
     static constexpr const char* name = "write";
-    static constexpr bool has_argument = true;
+    static constexpr std::size_t weight = 30;
+    static constexpr std::array<Argument, 1> arguments{Argument{"value", 0, value_high}};
     static bool applies(const World&, std::uint8_t) { return true; }
     static void run(World& world, std::uint8_t value, sim::Task&) {
         world.oracle.written(value, true);
@@ -79,7 +83,8 @@ struct Write {
 // A write that wakes nobody (a notify may follow).
 struct Quiet {
     static constexpr const char* name = "quiet";
-    static constexpr bool has_argument = true;
+    static constexpr std::size_t weight = 10;
+    static constexpr std::array<Argument, 1> arguments{Argument{"value", 0, value_high}};
     static bool applies(const World&, std::uint8_t) { return true; }
     static void run(World& world, std::uint8_t value, sim::Task&) {
         world.oracle.written(value, false);
@@ -89,7 +94,8 @@ struct Quiet {
 
 struct Notify {
     static constexpr const char* name = "notify";
-    static constexpr bool has_argument = false;
+    static constexpr std::size_t weight = 8;
+    static constexpr auto& arguments = no_arguments;
     static bool applies(const World&, std::uint8_t) { return true; }
     static void run(World& world, std::uint8_t, sim::Task&) {
         world.oracle.notified();
@@ -101,28 +107,32 @@ struct Notify {
 // The reader's own change, applied at its next poll.
 struct Target {
     static constexpr const char* name = "target";
-    static constexpr bool has_argument = true;
+    static constexpr std::size_t weight = 10;
+    static constexpr std::array<Argument, 1> arguments{Argument{"target", 0, value_high}};
     static bool applies(const World&, std::uint8_t) { return true; }
     static void run(World& world, std::uint8_t target, sim::Task&) { world.mailbox.post(target); }
 };
 
 struct Poke {
     static constexpr const char* name = "poke";
-    static constexpr bool has_argument = false;
+    static constexpr std::size_t weight = 8;
+    static constexpr auto& arguments = no_arguments;
     static bool applies(const World&, std::uint8_t) { return true; }
     static void run(World& world, std::uint8_t, sim::Task&) { world.mailbox.post(std::nullopt); }
 };
 
 struct Yield {
     static constexpr const char* name = "yield";
-    static constexpr bool has_argument = false;
+    static constexpr std::size_t weight = 6;
+    static constexpr auto& arguments = no_arguments;
     static bool applies(const World&, std::uint8_t) { return true; }
     static void run(World&, std::uint8_t, sim::Task& task) { task.yield(); }
 };
 
 struct Wait {
     static constexpr const char* name = "wait";
-    static constexpr bool has_argument = true;
+    static constexpr std::size_t weight = 8;
+    static constexpr std::array<Argument, 1> arguments{Argument{"tens_of_ms", 0, value_high}};
     static bool applies(const World&, std::uint8_t) { return true; }
     static void run(World&, std::uint8_t tens, sim::Task& task) {
         kio::Deadline deadline{task.clock()};
@@ -131,7 +141,7 @@ struct Wait {
     }
 };
 
-using Commands = CommandTable<World, Write, Quiet, Notify, Target, Poke, Yield, Wait>;
+using Commands = CommandTable<Write, Quiet, Notify, Target, Poke, Yield, Wait>;
 
 struct Step {
     std::uint8_t command = 0;  // an index into Commands
@@ -267,25 +277,19 @@ private:
 };
 
 struct Traits {
+    using Commands = moq::properties::Commands;
+
     static rc::Gen<GateCase> generator(Mix mix) {
-        return swarmed<std::uint8_t>(
-            {{30, Commands::index_of<Write>()},
-             {10, Commands::index_of<Quiet>()},
-             {8, Commands::index_of<Notify>()},
-             {10, Commands::index_of<Target>()},
-             {8, Commands::index_of<Poke>()},
-             {6, Commands::index_of<Yield>()},
-             {8, Commands::index_of<Wait>()}},
-            mix, [](const rc::Gen<std::uint8_t>& kind) {
-                const auto step =
-                    rc::gen::build<Step>(rc::gen::set(&Step::command, kind),
-                                         rc::gen::set(&Step::value, rc::gen::inRange<std::uint8_t>(0, 16)));
-                return rc::gen::build<GateCase>(
-                    rc::gen::set(&GateCase::steps, rc::gen::container<std::vector<Step>>(step)),
-                    rc::gen::set(&GateCase::mode, rc::gen::element(Mode::idle, Mode::gated_one, Mode::gated_two)),
-                    rc::gen::set(&GateCase::drive, drive_generator()),
-                    rc::gen::set(&GateCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
-            });
+        return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {
+            const auto step =
+                rc::gen::build<Step>(rc::gen::set(&Step::command, kind),
+                                     rc::gen::set(&Step::value, rc::gen::inRange<std::uint8_t>(0, value_high)));
+            return rc::gen::build<GateCase>(
+                rc::gen::set(&GateCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                rc::gen::set(&GateCase::mode, rc::gen::element(Mode::idle, Mode::gated_one, Mode::gated_two)),
+                rc::gen::set(&GateCase::drive, drive_generator()),
+                rc::gen::set(&GateCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+        });
     }
 
     static CaseOutcome run(const GateCase& value, const RunSettings& settings) {
@@ -295,7 +299,8 @@ struct Traits {
         executor.spawn("writer", [&](sim::Task& task) {
             for (const Step& step : value.steps) {
                 task.yield();
-                Commands::run(step.command, world, step.value, task);
+                Commands::run(step.command, world, step.value, Commands::trace_byte(task, step.command, step.value),
+                              task);
             }
         });
 
@@ -356,7 +361,7 @@ struct Traits {
             if (step.command == Commands::index_of<Wait>())
                 out << "(" << std::chrono::duration_cast<std::chrono::milliseconds>(wait_of(step.value)).count()
                     << "ms)";
-            else if (Commands::has_argument[step.command])
+            else if (Commands::has_arguments[step.command])
                 out << "(" << int{step.value} << ")";
         }
         return out.str();

@@ -23,16 +23,17 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "doubles/recover.hpp"
 #include "kio/clock.hpp"
 #include "kio/deadline.hpp"
 #include "model/group.hpp"
 #include "oracle/group_model.hpp"
+#include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
-#include "properties/suites.hpp"
+#include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
-#include "support/test_recover.hpp"
 
 namespace moq::properties {
 
@@ -41,38 +42,11 @@ namespace {
 using namespace std::chrono_literals;
 using Waiting = oracle::GroupReaderModel::Waiting;
 
-// The writes come first: once the producer is gone they are skipped.
-enum class Op : std::uint8_t {
-    frame,
-    start,
-    chunk,
-    open,
-    end,
-    finish,
-    abort,
-    cap,
-    skip,
-    range,
-    poke,
-    yield,
-    advance,
-    drop,
-    expire,
-    serve,
-    fail,
-    budget,
-    follow,
-    end_route
-};
-constexpr std::array<const char*, 20> op_names{"frame",  "start", "chunk", "open",   "end",    "finish",   "abort",
-                                               "cap",    "skip",  "range", "poke",   "yield",  "advance",  "drop",
-                                               "expire", "serve", "fail",  "budget", "follow", "end_route"};
-
 struct Step {
-    Op op = Op::frame;
-    std::uint8_t reader = 0;  // cap, skip, range, poke: which reader, modulo their number
-    std::uint8_t n = 0;       // frame, chunk: bytes; start, open: declared size; cap, skip, range: index;
-                              // advance: tens of ms
+    std::uint8_t command = 0;  // an index into Commands
+    std::uint8_t reader = 0;   // cap, skip, range, poke: which reader, modulo their number
+    std::uint8_t n = 0;        // frame, chunk: bytes; start, open: declared size; cap, skip, range: index;
+                               // advance: tens of ms
 };
 
 enum class Way : std::uint8_t { frame, frames, object, chunks, mixed, finished };
@@ -118,34 +92,6 @@ model::Error abort_error_of(std::uint8_t n) { return abort_errors[n % abort_erro
 constexpr std::array<model::Error, 3> copy_errors{model::Error::route_failed, model::Error::not_found,
                                                   model::Error::dropped};
 model::Error copy_error_of(std::uint8_t n) { return copy_errors[n % copy_errors.size()]; }
-
-// How a case's description writes a step: frame(3), abort(cancel), cap(r1,2), advance(40ms).
-std::string describe_step(const Step& step, std::size_t readers) {
-    std::ostringstream out;
-    const auto millis = [](std::uint8_t n) {
-        return std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(n)).count();
-    };
-    out << op_names[static_cast<std::size_t>(step.op)];
-    switch (step.op) {
-        case Op::frame:
-        case Op::start:
-        case Op::chunk:
-        case Op::open: out << "(" << int{step.n} << ")"; break;
-        case Op::abort: out << "(" << model::error_name(abort_error_of(step.n)) << ")"; break;
-        case Op::fail:
-        case Op::end_route: out << "(" << model::error_name(copy_error_of(step.n)) << ")"; break;
-        case Op::poke:
-        case Op::follow: out << "(r" << step.reader % readers << ")"; break;
-        case Op::budget:
-        case Op::expire: out << "(r" << step.reader % readers << "," << millis(step.n) << "ms)"; break;
-        case Op::cap:
-        case Op::skip:
-        case Op::range: out << "(r" << step.reader % readers << "," << int{step.n} << ")"; break;
-        case Op::advance: out << "(" << millis(step.n) << "ms)"; break;
-        default: break;
-    }
-    return out.str();
-}
 
 model::GroupLimits limits_of(const std::optional<Limits>& limits) {
     if (!limits) return {};
@@ -260,44 +206,16 @@ private:
         log_.push_back([write](model::GroupProducer& replica) { static_cast<void>(write(replica)); });
     }
 
-    void drive(sim::Task& task) {
-        for (const Step& step : value_.steps) {
-            task.yield();
-            // Once the producer is gone only the readers' own steps, the route and time remain.
-            if (!copies_[0] && step.op <= Op::abort) continue;
-            // The model hears of each operation first; under the inline drive a reader may
-            // run inside it, before its wakes are all delivered (a gate not yet fired).
-            delivering_ = step.op != Op::yield && step.op != Op::advance;
-            trace_operation(task, op_names[static_cast<std::size_t>(step.op)], {step.reader, step.n},
-                            [&] { return describe_step(step, value_.readers.size()); });
-            apply(task, step);
-            delivering_ = false;
-        }
-    }
+    void drive(sim::Task& task);  // below, after the commands
 
-    void apply(sim::Task& task, const Step& step) {
-        switch (step.op) {
-            case Op::frame: return write_frame(step.n);
-            case Op::start: return start_frame(step.n);
-            case Op::chunk: return write_chunk(step.n);
-            case Op::open: return open_frame(step.n);
-            case Op::end: return write_each("end_frame", [](auto& group) { return group.end_frame(); });
-            case Op::finish: return write_each("finish", [](auto& group) { return group.finish(); });
-            case Op::abort: return abort(abort_error_of(step.n));
-            case Op::serve: return serve();
-            case Op::fail: return fail_replica(copy_error_of(step.n));
-            case Op::end_route: return end_route(copy_error_of(step.n));
-            case Op::budget: return change_budget(step);
-            case Op::follow: return post(step, Command::Kind::follow);
-            case Op::cap: return post(step, Command::Kind::cap);
-            case Op::skip: return post(step, Command::Kind::skip);
-            case Op::range: return post(step, Command::Kind::range);
-            case Op::poke: return post(step, Command::Kind::poke);
-            case Op::expire: return post(step, Command::Kind::expiry);
-            case Op::drop: return drop();
-            case Op::yield: return task.yield();
-            case Op::advance: return advance(task, advance_of(step.n));
-        }
+public:
+    // The driver's operations, which the commands (below) call.
+    [[nodiscard]] bool has_producer() const { return copies_[0].has_value(); }
+    void end_frame() {
+        write_each("end_frame", [](auto& group) { return group.end_frame(); });
+    }
+    void finish() {
+        write_each("finish", [](auto& group) { return group.finish(); });
     }
 
     // Each attempt its own letter, so a frame read at the wrong index shows.
@@ -381,6 +299,7 @@ private:
         task.wait([&](const kio::Waiter& waiter) { return deadline.poll(waiter); });
     }
 
+private:
     // The start of every poll of a reader: its own changes, then the idle-path bookkeeping.
     bool begin_poll(sim::Task& task, Reader& reader, model::GroupConsumer& consumer, const kio::Waiter& waiter) {
         reader.checks.begin(task, consumer.walk_counter().walks, reader.mailbox,
@@ -675,6 +594,192 @@ private:
     std::string violation_;
 };
 
+// The driver's commands, one operation each (see properties/commands.hpp). The writes
+// apply while the producer is there: once it is gone only the readers' own steps, the
+// route and time remain.
+struct Always {
+    static bool applies(const Run&, const Step&) { return true; }
+};
+struct Writes {
+    static bool applies(const Run& run, const Step&) { return run.has_producer(); }
+};
+
+// Every step draws both bytes, whatever its command; a command reads some.
+constexpr Argument reader_argument{"reader", 0, 3};  // modulo the number of readers
+constexpr Argument n_argument{"n", 0, 5};
+constexpr std::array<Argument, 1> n_only{n_argument};
+constexpr std::array<Argument, 1> reader_only{reader_argument};
+constexpr std::array<Argument, 2> reader_and_n{reader_argument, n_argument};
+
+// A write of `n` bytes (or a frame declared `n` long).
+template <void (Run::*write)(std::size_t)>
+struct WritesSized : Writes {
+    static constexpr auto& arguments = n_only;
+    static void run(Run& run, const Step& step, sim::Task&) { (run.*write)(step.n); }
+};
+struct Frame : WritesSized<&Run::write_frame> {
+    static constexpr const char* name = "frame";
+    static constexpr std::size_t weight = 20;
+};
+struct Start : WritesSized<&Run::start_frame> {
+    static constexpr const char* name = "start";
+    static constexpr std::size_t weight = 8;
+};
+struct Chunk : WritesSized<&Run::write_chunk> {
+    static constexpr const char* name = "chunk";
+    static constexpr std::size_t weight = 12;
+};
+struct Open : WritesSized<&Run::open_frame> {  // a frame's bytes, committed by a later end
+    static constexpr const char* name = "open";
+    static constexpr std::size_t weight = 5;
+};
+struct End : Writes {
+    static constexpr const char* name = "end";
+    static constexpr std::size_t weight = 6;
+    static constexpr auto& arguments = no_arguments;
+    static void run(Run& run, const Step&, sim::Task&) { run.end_frame(); }
+};
+struct Finish : Writes {
+    static constexpr const char* name = "finish";
+    static constexpr std::size_t weight = 1;
+    static constexpr auto& arguments = no_arguments;
+    static void run(Run& run, const Step&, sim::Task&) { run.finish(); }
+};
+struct Abort : Writes {
+    static constexpr const char* name = "abort";
+    static constexpr std::size_t weight = 1;
+    static constexpr auto& arguments = n_only;  // the error
+    static void run(Run& run, const Step& step, sim::Task&) { run.abort(abort_error_of(step.n)); }
+};
+// A change a reader makes to itself, posted to its task.
+template <Command::Kind kind>
+struct Posts : Always {
+    static void run(Run& run, const Step& step, sim::Task&) { run.post(step, kind); }
+};
+struct Cap : Posts<Command::Kind::cap> {
+    static constexpr const char* name = "cap";
+    static constexpr std::size_t weight = 4;
+    static constexpr auto& arguments = reader_and_n;  // the end
+};
+struct Skip : Posts<Command::Kind::skip> {
+    static constexpr const char* name = "skip";
+    static constexpr std::size_t weight = 3;
+    static constexpr auto& arguments = reader_and_n;  // the index
+};
+struct Range : Posts<Command::Kind::range> {
+    static constexpr const char* name = "range";
+    static constexpr std::size_t weight = 2;
+    static constexpr auto& arguments = reader_and_n;  // the one index
+};
+struct Poke : Posts<Command::Kind::poke> {
+    static constexpr const char* name = "poke";
+    static constexpr std::size_t weight = 6;
+    static constexpr auto& arguments = reader_only;
+};
+struct Yield : Always {
+    static constexpr const char* name = "yield";
+    static constexpr std::size_t weight = 4;
+    static constexpr auto& arguments = no_arguments;
+    static void run(Run&, const Step&, sim::Task& task) { task.yield(); }
+};
+struct Advance : Always {
+    static constexpr const char* name = "advance";
+    static constexpr std::size_t weight = 5;
+    static constexpr auto& arguments = n_only;  // tens of ms
+    static void run(Run&, const Step& step, sim::Task& task) { Run::advance(task, advance_of(step.n)); }
+};
+// Every copy's last producer goes, again if it went before.
+struct Drop : Always {
+    static constexpr const char* name = "drop";
+    static constexpr std::size_t weight = 1;
+    static constexpr auto& arguments = no_arguments;
+    static void run(Run& run, const Step&, sim::Task&) { run.drop(); }
+};
+struct Expire : Posts<Command::Kind::expiry> {
+    static constexpr const char* name = "expire";
+    static constexpr std::size_t weight = 2;
+    static constexpr auto& arguments = reader_and_n;  // the budget, tens of ms
+};
+struct Serve : Always {
+    static constexpr const char* name = "serve";
+    static constexpr std::size_t weight = 2;
+    static constexpr auto& arguments = no_arguments;
+    static void run(Run& run, const Step&, sim::Task&) { run.serve(); }
+};
+struct Fail : Always {
+    static constexpr const char* name = "fail";
+    static constexpr std::size_t weight = 1;
+    static constexpr auto& arguments = n_only;  // the error
+    static void run(Run& run, const Step& step, sim::Task&) { run.fail_replica(copy_error_of(step.n)); }
+};
+struct Budget : Always {
+    static constexpr const char* name = "budget";
+    static constexpr std::size_t weight = 3;
+    static constexpr auto& arguments = reader_and_n;  // tens of ms
+    static void run(Run& run, const Step& step, sim::Task&) { run.change_budget(step); }
+};
+struct Follow : Posts<Command::Kind::follow> {
+    static constexpr const char* name = "follow";
+    static constexpr std::size_t weight = 1;
+    static constexpr auto& arguments = reader_only;
+};
+struct EndRoute : Always {
+    static constexpr const char* name = "end_route";
+    static constexpr std::size_t weight = 1;
+    static constexpr auto& arguments = n_only;  // the error
+    static void run(Run& run, const Step& step, sim::Task&) { run.end_route(copy_error_of(step.n)); }
+};
+
+using Commands = CommandTable<Frame, Start, Chunk, Open, End, Finish, Abort, Cap, Skip, Range, Poke, Yield, Advance,
+                              Drop, Expire, Serve, Fail, Budget, Follow, EndRoute>;
+
+// How a case's description writes a step: frame(3), abort(cancel), cap(r1,2), advance(40ms).
+std::string describe_step(const Step& step, std::size_t readers) {
+    std::ostringstream out;
+    const auto millis = [](std::uint8_t n) {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(n)).count();
+    };
+    out << Commands::names[step.command];
+    switch (step.command) {
+        case Commands::index_of<Frame>():
+        case Commands::index_of<Start>():
+        case Commands::index_of<Chunk>():
+        case Commands::index_of<Open>(): out << "(" << int{step.n} << ")"; break;
+        case Commands::index_of<Abort>(): out << "(" << model::error_name(abort_error_of(step.n)) << ")"; break;
+        case Commands::index_of<Fail>():
+        case Commands::index_of<EndRoute>(): out << "(" << model::error_name(copy_error_of(step.n)) << ")"; break;
+        case Commands::index_of<Poke>():
+        case Commands::index_of<Follow>(): out << "(r" << step.reader % readers << ")"; break;
+        case Commands::index_of<Budget>():
+        case Commands::index_of<Expire>():
+            out << "(r" << step.reader % readers << "," << millis(step.n) << "ms)";
+            break;
+        case Commands::index_of<Cap>():
+        case Commands::index_of<Skip>():
+        case Commands::index_of<Range>(): out << "(r" << step.reader % readers << "," << int{step.n} << ")"; break;
+        case Commands::index_of<Advance>(): out << "(" << millis(step.n) << "ms)"; break;
+        default: break;
+    }
+    return out.str();
+}
+
+void Run::drive(sim::Task& task) {
+    for (const Step& step : value_.steps) {
+        task.yield();
+        // The model hears of each operation first; under the inline drive a reader may
+        // run inside it, before its wakes are all delivered (a gate not yet fired).
+        delivering_ = step.command != Commands::index_of<Yield>() && step.command != Commands::index_of<Advance>();
+        Commands::run(
+            step.command, *this, step,
+            [&](const char* name) {
+                trace_operation(task, name, {step.reader, step.n},
+                                [&] { return describe_step(step, value_.readers.size()); });
+            },
+            task);
+        delivering_ = false;
+    }
+}
+
 ReaderSpec parse_reader(const nlohmann::json& json) {
     if (!json.is_object()) throw std::invalid_argument("a reader is an object");
     ReaderSpec spec;
@@ -699,51 +804,47 @@ ReaderSpec parse_reader(const nlohmann::json& json) {
 }
 
 struct Traits {
+    using Commands = moq::properties::Commands;
+
     static rc::Gen<GroupCase> generator(Mix mix) {
-        return swarmed<Op>(
-            {{20, Op::frame}, {8, Op::start}, {12, Op::chunk},  {5, Op::open},   {6, Op::end},
-             {1, Op::finish}, {1, Op::abort}, {4, Op::cap},     {3, Op::skip},   {2, Op::range},
-             {6, Op::poke},   {4, Op::yield}, {5, Op::advance}, {1, Op::drop},   {2, Op::expire},
-             {2, Op::serve},  {1, Op::fail},  {3, Op::budget},  {1, Op::follow}, {1, Op::end_route}},
-            mix, [](const rc::Gen<Op>& kind) {
-                const auto step = rc::gen::build<Step>(
-                    rc::gen::set(&Step::op, kind), rc::gen::set(&Step::reader, rc::gen::inRange<std::uint8_t>(0, 3)),
-                    rc::gen::set(&Step::n, rc::gen::inRange<std::uint8_t>(0, 5)));
-                const auto reader = rc::gen::build<ReaderSpec>(
-                    rc::gen::set(&ReaderSpec::way, rc::gen::weightedElement<Way>({{3, Way::frame},
-                                                                                  {2, Way::frames},
-                                                                                  {2, Way::object},
-                                                                                  {2, Way::chunks},
-                                                                                  {5, Way::mixed},
-                                                                                  {2, Way::finished}})),
-                    rc::gen::set(&ReaderSpec::batch, rc::gen::inRange<std::uint8_t>(1, 5)),
-                    rc::gen::set(&ReaderSpec::capped, rc::gen::element(false, true)),
-                    rc::gen::set(&ReaderSpec::end, rc::gen::inRange<std::uint8_t>(1, 5)),
-                    rc::gen::set(&ReaderSpec::skip, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 1}, {1, 2}})),
-                    rc::gen::set(&ReaderSpec::follows, rc::gen::weightedElement<bool>({{2, false}, {1, true}})),
-                    rc::gen::set(&ReaderSpec::budget, rc::gen::map(rc::gen::maybe(rc::gen::inRange<std::uint8_t>(0, 6)),
-                                                                   [](const rc::Maybe<std::uint8_t>& drawn) {
-                                                                       return drawn
-                                                                                  ? std::optional<std::uint8_t>(*drawn)
-                                                                                  : std::nullopt;
-                                                                   })));
-                const auto readers = rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, 4), [reader](std::size_t count) {
-                    return rc::gen::container<std::vector<ReaderSpec>>(count, reader);
-                });
-                const auto limits =
-                    rc::gen::build<Limits>(rc::gen::set(&Limits::bytes, rc::gen::inRange<std::uint8_t>(0, 16)),
-                                           rc::gen::set(&Limits::frames, rc::gen::inRange<std::uint8_t>(0, 6)));
-                return rc::gen::build<GroupCase>(
-                    rc::gen::set(&GroupCase::steps, rc::gen::container<std::vector<Step>>(step)),
-                    rc::gen::set(&GroupCase::readers, readers),
-                    rc::gen::set(&GroupCase::limits, rc::gen::map(rc::gen::maybe(limits),
-                                                                  [](const rc::Maybe<Limits>& drawn) {
-                                                                      return drawn ? std::optional<Limits>(*drawn)
-                                                                                   : std::nullopt;
-                                                                  })),
-                    rc::gen::set(&GroupCase::drive, drive_generator()),
-                    rc::gen::set(&GroupCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+        return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {
+            const auto step = rc::gen::build<Step>(rc::gen::set(&Step::command, kind),
+                                                   rc::gen::set(&Step::reader, byte_in(reader_argument)),
+                                                   rc::gen::set(&Step::n, byte_in(n_argument)));
+            const auto reader = rc::gen::build<ReaderSpec>(
+                rc::gen::set(&ReaderSpec::way, rc::gen::weightedElement<Way>({{3, Way::frame},
+                                                                              {2, Way::frames},
+                                                                              {2, Way::object},
+                                                                              {2, Way::chunks},
+                                                                              {5, Way::mixed},
+                                                                              {2, Way::finished}})),
+                rc::gen::set(&ReaderSpec::batch, rc::gen::inRange<std::uint8_t>(1, 5)),
+                rc::gen::set(&ReaderSpec::capped, rc::gen::element(false, true)),
+                rc::gen::set(&ReaderSpec::end, rc::gen::inRange<std::uint8_t>(1, 5)),
+                rc::gen::set(&ReaderSpec::skip, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 1}, {1, 2}})),
+                rc::gen::set(&ReaderSpec::follows, rc::gen::weightedElement<bool>({{2, false}, {1, true}})),
+                rc::gen::set(&ReaderSpec::budget, rc::gen::map(rc::gen::maybe(rc::gen::inRange<std::uint8_t>(0, 6)),
+                                                               [](const rc::Maybe<std::uint8_t>& drawn) {
+                                                                   return drawn ? std::optional<std::uint8_t>(*drawn)
+                                                                                : std::nullopt;
+                                                               })));
+            const auto readers = rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, 4), [reader](std::size_t count) {
+                return rc::gen::container<std::vector<ReaderSpec>>(count, reader);
             });
+            const auto limits =
+                rc::gen::build<Limits>(rc::gen::set(&Limits::bytes, rc::gen::inRange<std::uint8_t>(0, 16)),
+                                       rc::gen::set(&Limits::frames, rc::gen::inRange<std::uint8_t>(0, 6)));
+            return rc::gen::build<GroupCase>(
+                rc::gen::set(&GroupCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                rc::gen::set(&GroupCase::readers, readers),
+                rc::gen::set(&GroupCase::limits, rc::gen::map(rc::gen::maybe(limits),
+                                                              [](const rc::Maybe<Limits>& drawn) {
+                                                                  return drawn ? std::optional<Limits>(*drawn)
+                                                                               : std::nullopt;
+                                                              })),
+                rc::gen::set(&GroupCase::drive, drive_generator()),
+                rc::gen::set(&GroupCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+        });
     }
 
     static CaseOutcome run(const GroupCase& value, const RunSettings& settings) {
@@ -753,8 +854,7 @@ struct Traits {
 
     static nlohmann::json to_json(const GroupCase& value) {
         nlohmann::json steps = nlohmann::json::array();
-        for (const Step& step : value.steps)
-            steps.push_back({op_names[static_cast<std::size_t>(step.op)], step.reader, step.n});
+        for (const Step& step : value.steps) steps.push_back({Commands::names[step.command], step.reader, step.n});
         nlohmann::json readers = nlohmann::json::array();
         for (const ReaderSpec& spec : value.readers)
             readers.push_back({{"way", way_names[static_cast<std::size_t>(spec.way)]},
@@ -792,9 +892,9 @@ struct Traits {
                 throw std::invalid_argument("a step is [name, reader, n]");
             Step parsed;
             const auto name = step[0].get<std::string>();
-            const auto found = std::find(op_names.begin(), op_names.end(), name);
-            if (found == op_names.end()) throw std::invalid_argument("unknown step '" + name + "'");
-            parsed.op = static_cast<Op>(found - op_names.begin());
+            const auto found = Commands::find(name);
+            if (!found) throw std::invalid_argument("unknown step '" + name + "'");
+            parsed.command = *found;
             parsed.reader = require_small(step[1], 255, "reader");
             parsed.n = require_small(step[2], 255, "n");
             value.steps.push_back(parsed);

@@ -19,9 +19,10 @@
 #include "model/subscriber.hpp"
 #include "model/track.hpp"
 #include "oracle/resume_model.hpp"
+#include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/mailbox.hpp"
-#include "properties/suites.hpp"
+#include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
 
@@ -31,30 +32,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-enum class Op : std::uint8_t {
-    land,
-    finish,
-    kill,
-    serve,
-    park,
-    end_clean,
-    end_error,
-    set_range,
-    update,
-    advance,
-    skip,
-    poke,
-    drop,
-    read_on,
-    drop_taken,
-    open
-};
-constexpr std::array<const char*, 16> op_names{"land",      "finish",  "kill",       "serve",   "park", "end_clean",
-                                               "end_error", "range",   "update",     "advance", "skip", "poke",
-                                               "drop",      "read_on", "drop_taken", "open"};
-
 struct Step {
-    Op op = Op::land;
+    std::uint8_t command = 0;   // an index into Commands
     std::uint8_t copy = 0;      // 0..2: A, B, C
     std::uint8_t sequence = 0;  // land, open, drop: the group; range: the start; skip: the floor;
                                 // drop_taken: which of the groups taken and not yet read
@@ -85,7 +64,7 @@ struct ResumeCase {
 // What the driver asks of the reader's own handle (set_range, skip_ordered), or a poke:
 // a wake of the reader's task from another of its futures, which its gates must ride.
 struct Command {
-    Op op = Op::poke;
+    enum class Kind : std::uint8_t { poke, set_range, skip } kind = Kind::poke;
     std::uint64_t start = 0;
     std::optional<std::uint64_t> end;
 };
@@ -214,6 +193,11 @@ std::optional<std::uint64_t> range_end(const Step& step) {
     return step.extra == 0 ? std::nullopt : std::optional<std::uint64_t>(step.sequence + step.extra);
 }
 
+// Every step draws each of its three bytes, whatever its command; a command reads some.
+constexpr Argument copy_argument{"copy", 0, 3};
+constexpr Argument sequence_argument{"sequence", 0, 12};
+constexpr Argument extra_argument{"extra", 0, 15};
+
 // The driver's operations as small command types, one operation each: a precondition
 // (none of them needs one: a step that finds nothing to act on is told to the model,
 // which judges the real answer), then the model, then the real system.
@@ -221,39 +205,63 @@ struct Always {
     static bool applies(const World&, const Step&) { return true; }
 };
 struct Land : Always {
+    static constexpr const char* name = "land";
+    static constexpr std::size_t weight = 30;
+    static constexpr std::array<Argument, 2> arguments{copy_argument, sequence_argument};
     static void run(World& world, const Step& step, sim::Task& task) { land(world, step, task.clock().now()); }
 };
 struct Open : Always {
+    static constexpr const char* name = "open";
+    static constexpr std::size_t weight = 6;
+    static constexpr std::array<Argument, 2> arguments{copy_argument, sequence_argument};
     static void run(World& world, const Step& step, sim::Task& task) { open(world, step, task.clock().now()); }
 };
 struct Finish : Always {
+    static constexpr const char* name = "finish";
+    static constexpr std::size_t weight = 5;
+    static constexpr std::array<Argument, 1> arguments{copy_argument};
     static void run(World& world, const Step& step, sim::Task& task) { finish(world, step, task.clock().now()); }
 };
 struct Kill : Always {
+    static constexpr const char* name = "kill";
+    static constexpr std::size_t weight = 3;
+    static constexpr std::array<Argument, 1> arguments{copy_argument};
     static void run(World& world, const Step& step, sim::Task& task) {
         world.oracle.kill(step.copy, task.clock().now());
         world.copies[step.copy].abort(model::Error::route_failed);
     }
 };
 struct Serve : Always {
+    static constexpr const char* name = "serve";
+    static constexpr std::size_t weight = 10;
+    static constexpr std::array<Argument, 1> arguments{copy_argument};
     static void run(World& world, const Step& step, sim::Task& task) {
         world.oracle.serve(step.copy, task.clock().now());
         world.route.serve_from(world.copies[step.copy].consume());
     }
 };
 struct Park : Always {
+    static constexpr const char* name = "park";
+    static constexpr std::size_t weight = 3;
+    static constexpr auto& arguments = no_arguments;
     static void run(World& world, const Step&, sim::Task& task) {
         world.oracle.park(task.clock().now());
         world.route.park();
     }
 };
 struct EndClean : Always {
+    static constexpr const char* name = "end_clean";
+    static constexpr std::size_t weight = 1;
+    static constexpr auto& arguments = no_arguments;
     static void run(World& world, const Step&, sim::Task& task) {
         world.oracle.end(std::nullopt, task.clock().now());
         world.route.end(std::nullopt);
     }
 };
 struct EndError : Always {
+    static constexpr const char* name = "end_error";
+    static constexpr std::size_t weight = 1;
+    static constexpr auto& arguments = no_arguments;
     static void run(World& world, const Step&, sim::Task& task) {
         world.oracle.end(model::Error::unroutable, task.clock().now());
         world.route.end(model::Error::unroutable);
@@ -261,31 +269,52 @@ struct EndError : Always {
 };
 // The reader's own changes go through its mailbox (applied by its task, see below).
 struct SetRange : Always {
+    static constexpr const char* name = "range";
+    static constexpr std::size_t weight = 4;
+    static constexpr std::array<Argument, 2> arguments{sequence_argument, extra_argument};
     static void run(World& world, const Step& step, sim::Task&) {
-        world.mailbox.post(Command{Op::set_range, step.sequence, range_end(step)});
+        world.mailbox.post(Command{Command::Kind::set_range, step.sequence, range_end(step)});
     }
 };
 struct Update : Always {
+    static constexpr const char* name = "update";
+    static constexpr std::size_t weight = 3;
+    static constexpr std::array<Argument, 1> arguments{extra_argument};
     static void run(World& world, const Step& step, sim::Task& task) {
         world.preferences.modify([&](model::Preferences& p) { p.priority = step.extra; });
         world.oracle.touch(task.clock().now());
     }
 };
 struct Advance : Always {
+    static constexpr const char* name = "advance";
+    static constexpr std::size_t weight = 6;
+    static constexpr std::array<Argument, 1> arguments{extra_argument};
     static void run(World& world, const Step& step, sim::Task& task) { advance(world, step, task); }
 };
 struct Skip : Always {
+    static constexpr const char* name = "skip";
+    static constexpr std::size_t weight = 2;
+    static constexpr std::array<Argument, 1> arguments{sequence_argument};
     static void run(World& world, const Step& step, sim::Task&) {
-        world.mailbox.post(Command{Op::skip, step.sequence, std::nullopt});
+        world.mailbox.post(Command{Command::Kind::skip, step.sequence, std::nullopt});
     }
 };
 struct Poke : Always {
+    static constexpr const char* name = "poke";
+    static constexpr std::size_t weight = 3;
+    static constexpr auto& arguments = no_arguments;
     static void run(World& world, const Step&, sim::Task&) { world.mailbox.post(Command{}); }
 };
 struct Drop : Always {
+    static constexpr const char* name = "drop";
+    static constexpr std::size_t weight = 3;
+    static constexpr std::array<Argument, 2> arguments{copy_argument, sequence_argument};
     static void run(World& world, const Step& step, sim::Task& task) { drop(world, step, task.clock().now()); }
 };
 struct ReadOn : Always {
+    static constexpr const char* name = "read_on";
+    static constexpr std::size_t weight = 3;
+    static constexpr auto& arguments = no_arguments;
     static void run(World& world, const Step&, sim::Task&) {
         world.taken_unread.clear();
         world.read_on.post(Command{});
@@ -294,6 +323,9 @@ struct ReadOn : Always {
 // Aborts, in one copy, a group the reader took and the follower has not read yet: the
 // group's recover must then continue it from the route (R14).
 struct DropTaken {
+    static constexpr const char* name = "drop_taken";
+    static constexpr std::size_t weight = 3;
+    static constexpr std::array<Argument, 2> arguments{copy_argument, sequence_argument};
     static bool applies(const World& world, const Step&) { return !world.taken_unread.empty(); }
     static void run(World& world, const Step& step, sim::Task& task) {
         Step dropping = step;
@@ -302,55 +334,49 @@ struct DropTaken {
     }
 };
 
-// Indexed by Op, the stored step's name index.
-struct CommandEntry {
-    bool (*applies)(const World&, const Step&);
-    void (*run)(World&, const Step&, sim::Task&);
-};
-template <class... Commands>
-constexpr std::array<CommandEntry, sizeof...(Commands)> command_table{
-    CommandEntry{&Commands::applies, &Commands::run}...};
-constexpr auto commands = command_table<Land, Finish, Kill, Serve, Park, EndClean, EndError, SetRange, Update, Advance,
-                                        Skip, Poke, Drop, ReadOn, DropTaken, Open>;
-static_assert(commands.size() == op_names.size());
+// In the order the weights are drawn in (a stored case names its commands).
+using Commands = CommandTable<Land, Open, Serve, Finish, Kill, Park, EndClean, EndError, SetRange, Update, Advance,
+                              Skip, Poke, Drop, ReadOn, DropTaken>;
 
 // How a case's description writes a step: land(A,2), range(3..5), advance(400ms).
 std::string describe_step(const Step& step) {
-    std::string text = op_names[static_cast<std::size_t>(step.op)];
-    const bool names_group = step.op == Op::land || step.op == Op::open || step.op == Op::drop;
-    if (names_group || step.op == Op::finish || step.op == Op::kill || step.op == Op::serve ||
-        step.op == Op::drop_taken)
+    const std::uint8_t command = step.command;
+    std::string text = Commands::names[command];
+    const bool names_group = command == Commands::index_of<Land>() || command == Commands::index_of<Open>() ||
+                             command == Commands::index_of<Drop>();
+    if (names_group || command == Commands::index_of<Finish>() || command == Commands::index_of<Kill>() ||
+        command == Commands::index_of<Serve>() || command == Commands::index_of<DropTaken>())
         text +=
             "(" + copy_letter(step.copy) + (names_group ? "," + std::to_string(step.sequence) : std::string()) + ")";
-    if (step.op == Op::set_range)
+    if (command == Commands::index_of<SetRange>())
         text += "(" + std::to_string(step.sequence) + ".." +
                 (step.extra ? std::to_string(step.sequence + step.extra) : std::string()) + ")";
-    if (step.op == Op::advance) text += "(" + std::to_string(step.extra * 100) + "ms)";
-    if (step.op == Op::skip) text += "(" + std::to_string(step.sequence) + ")";
+    if (command == Commands::index_of<Advance>()) text += "(" + std::to_string(step.extra * 100) + "ms)";
+    if (command == Commands::index_of<Skip>()) text += "(" + std::to_string(step.sequence) + ")";
     return text;
 }
 
 // One driver operation, on the model and on the real system.
 void apply(World& world, const Step& step, sim::Task& task) {
-    const CommandEntry& command = commands[static_cast<std::size_t>(step.op)];
-    if (command.applies(world, step)) {
-        trace_operation(task, op_names[static_cast<std::size_t>(step.op)], {step.copy, step.sequence, step.extra},
-                        [&] { return describe_step(step); });
-        command.run(world, step, task);
-    }
+    Commands::run(
+        step.command, world, step,
+        [&](const char* name) {
+            trace_operation(task, name, {step.copy, step.sequence, step.extra}, [&] { return describe_step(step); });
+        },
+        task);
     world.oracle.operation_done();
 }
 
 // The reader's own changes, as the task that owns the reader makes them.
 void apply_commands(World& world, model::ResumeReader& reader, const kio::Waiter& waiter) {
     for (const Command& command : world.mailbox.collect(waiter)) {
-        if (command.op == Op::set_range) {
+        if (command.kind == Command::Kind::set_range) {
             world.executor.record(sim::operation_event(
                 "set_range", {static_cast<std::int64_t>(command.start),
                               command.end ? static_cast<std::int64_t>(*command.end) : std::int64_t{-1}}));
             reader.set_range(command.start, command.end);
             world.oracle.range_set(command.start, command.end);
-        } else if (command.op == Op::skip) {
+        } else if (command.kind == Command::Kind::skip) {
             world.executor.record(sim::operation_event("skip_ordered", {static_cast<std::int64_t>(command.start)}));
             reader.skip_ordered(command.start);
             world.oracle.skipped(command.start);
@@ -536,36 +562,21 @@ void check_efficiency(World& world, const sim::TaskStats& stats) {
 }
 
 struct Traits {
+    using Commands = moq::properties::Commands;
+
     static rc::Gen<ResumeCase> generator(Mix mix) {
-        return swarmed<Op>(
-            {{30, Op::land},
-             {6, Op::open},
-             {10, Op::serve},
-             {5, Op::finish},
-             {3, Op::kill},
-             {3, Op::park},
-             {1, Op::end_clean},
-             {1, Op::end_error},
-             {4, Op::set_range},
-             {3, Op::update},
-             {6, Op::advance},
-             {2, Op::skip},
-             {3, Op::poke},
-             {3, Op::drop},
-             {3, Op::read_on},
-             {3, Op::drop_taken}},
-            mix, [](const rc::Gen<Op>& kind) {
-                const auto step = rc::gen::build<Step>(
-                    rc::gen::set(&Step::op, kind), rc::gen::set(&Step::copy, rc::gen::inRange<std::uint8_t>(0, 3)),
-                    rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, 12)),
-                    rc::gen::set(&Step::extra, rc::gen::inRange<std::uint8_t>(0, 15)));
-                return rc::gen::build<ResumeCase>(
-                    rc::gen::set(&ResumeCase::steps, rc::gen::container<std::vector<Step>>(step)),
-                    rc::gen::set(&ResumeCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
-                    rc::gen::set(&ResumeCase::drive, drive_generator()),
-                    rc::gen::set(&ResumeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())),
-                    rc::gen::set(&ResumeCase::knobs, knobs_generator()));
-            });
+        return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {
+            const auto step = rc::gen::build<Step>(rc::gen::set(&Step::command, kind),
+                                                   rc::gen::set(&Step::copy, byte_in(copy_argument)),
+                                                   rc::gen::set(&Step::sequence, byte_in(sequence_argument)),
+                                                   rc::gen::set(&Step::extra, byte_in(extra_argument)));
+            return rc::gen::build<ResumeCase>(
+                rc::gen::set(&ResumeCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                rc::gen::set(&ResumeCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
+                rc::gen::set(&ResumeCase::drive, drive_generator()),
+                rc::gen::set(&ResumeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())),
+                rc::gen::set(&ResumeCase::knobs, knobs_generator()));
+        });
     }
 
     // Small windows as often as the default, so the delivered set and the held groups
@@ -606,7 +617,7 @@ struct Traits {
     static nlohmann::json to_json(const ResumeCase& value) {
         nlohmann::json steps = nlohmann::json::array();
         for (const Step& step : value.steps)
-            steps.push_back({op_names[static_cast<std::size_t>(step.op)], step.copy, step.sequence, step.extra});
+            steps.push_back({Commands::names[step.command], step.copy, step.sequence, step.extra});
         nlohmann::json json = {{"steps", steps},
                                {"walk", value.walk == model::Walk::arrival ? "arrival" : "sequence"},
                                {"drive", drive_name(value.drive)},
@@ -652,9 +663,9 @@ struct Traits {
                 throw std::invalid_argument("a step is [name, copy, sequence, extra]");
             Step parsed;
             const auto name = step[0].get<std::string>();
-            const auto found = std::find(op_names.begin(), op_names.end(), name);
-            if (found == op_names.end()) throw std::invalid_argument("unknown step '" + name + "'");
-            parsed.op = static_cast<Op>(found - op_names.begin());
+            const auto found = Commands::find(name);
+            if (!found) throw std::invalid_argument("unknown step '" + name + "'");
+            parsed.command = *found;
             parsed.copy = require_small(step[1], 2, "copy");
             parsed.sequence = require_small(step[2], 255, "sequence");
             parsed.extra = require_small(step[3], 255, "extra");

@@ -14,6 +14,7 @@
 #include <rapidcheck.h>
 #include <nlohmann/json.hpp>
 
+#include "properties/operation.hpp"
 #include "properties/swarm.hpp"
 
 #include "sim/strategy.hpp"
@@ -63,10 +64,15 @@ public:
     // sweep sorts its failures by. By default the first element of each `[name, ...]` of
     // the case's JSON "steps"; a suite that stores its steps otherwise says so.
     [[nodiscard]] virtual std::vector<std::string> operation_kinds(const Case& value) const;
+    // The suite's command table as data (properties/commands.hpp), in its order.
+    [[nodiscard]] virtual std::vector<Operation> operations() const = 0;
 };
 
-// Every suite, by name: waiter, gate, group, track, resume, fanout.
+// Every suite, in the order of the list `suite_names` in properties/meson.build (the
+// registry generated from it: adding a suite is its file and its name there).
 const std::vector<const Suite*>& suites();
+// The names in that list, as written there (each suite's file is NAME_suite.cpp).
+const std::vector<std::string_view>& suite_file_names();
 const Suite* find_suite(std::string_view name);
 
 // The RapidCheck generator state for case `index` of `seed`, and its size (growing with
@@ -75,6 +81,7 @@ rc::Random case_random(std::uint64_t seed, std::uint64_t index);
 int case_size(std::uint64_t index);
 
 // A suite over a value type. `Traits` provides:
+//   using Commands = CommandTable<...>;          // its operations (properties/commands.hpp)
 //   static rc::Gen<V> generator(Mix);
 //   static CaseOutcome run(const V&, const RunSettings&);
 //   static nlohmann::json to_json(const V&);
@@ -131,6 +138,7 @@ public:
         }
         return Suite::operation_kinds(value);
     }
+    [[nodiscard]] std::vector<Operation> operations() const override { return Traits::Commands::operations(); }
 
 private:
     std::string_view name_;

@@ -11,6 +11,16 @@
 
 using moq::properties::RunSettings;
 
+TEST_CASE("the_registry_holds_each_listed_suite_once_under_its_file_name") {
+    const auto& names = moq::properties::suite_file_names();
+    const auto& all = moq::properties::suites();
+    REQUIRE(all.size() == names.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        CHECK(all[i]->name() == names[i]);
+        CHECK(moq::properties::find_suite(names[i]) == all[i]);
+    }
+}
+
 TEST_CASE("every_suite_passes_a_short_sweep") {
     for (const moq::properties::Suite* suite : moq::properties::suites()) {
         for (std::uint64_t index = 0; index < 200; ++index) {

@@ -47,29 +47,33 @@ rc::Gen<T> weighted_of(Weights<T> weights) {
     });
 }
 
-// The kinds a swarm case keeps: `kept[i]` for the i-th weight; none kept keeps them all.
+// The kinds a swarm case keeps: `kept[i]` for the i-th weight, and every kind `always`
+// names (`always[i]`, where given); none kept keeps them all.
 template <class T>
-Weights<T> kept_weights(const Weights<T>& weights, const std::vector<bool>& kept) {
+Weights<T> kept_weights(const Weights<T>& weights, const std::vector<bool>& kept,
+                        const std::vector<bool>& always = {}) {
     Weights<T> chosen;
     for (std::size_t i = 0; i < weights.size(); ++i)
-        if (kept[i]) chosen.push_back(weights[i]);
+        if (kept[i] || (i < always.size() && always[i])) chosen.push_back(weights[i]);
     return chosen.empty() ? weights : chosen;
 }
 
 // A case generator built by `build` from the generator of one operation kind. With the
 // fixed mix this is exactly `build(weightedElement(weights))`, so fixed cases are the
 // same as ever; with the swarm the kinds are drawn once for the whole case, and never
-// shrunk (shrinking them would change every step at once).
+// shrunk (shrinking them would change every step at once). A kind `always` names is in
+// every swarm case.
 template <class T, class Build>
-auto swarmed(std::initializer_list<std::pair<std::size_t, T>> list, Mix mix, Build build)
+auto swarmed(std::initializer_list<std::pair<std::size_t, T>> list, Mix mix, Build build, std::vector<bool> always = {})
     -> decltype(build(rc::gen::weightedElement<T>(list))) {
     if (mix == Mix::fixed) return build(rc::gen::weightedElement<T>(list));
     Weights<T> weights(list);
     const std::size_t kinds = weights.size();
-    return rc::gen::mapcat(rc::gen::noShrink(rc::gen::container<std::vector<bool>>(kinds, rc::gen::arbitrary<bool>())),
-                           [weights = std::move(weights), build](const std::vector<bool>& kept) {
-                               return build(weighted_of<T>(kept_weights(weights, kept)));
-                           });
+    return rc::gen::mapcat(
+        rc::gen::noShrink(rc::gen::container<std::vector<bool>>(kinds, rc::gen::arbitrary<bool>())),
+        [weights = std::move(weights), always = std::move(always), build](const std::vector<bool>& kept) {
+            return build(weighted_of<T>(kept_weights(weights, kept, always)));
+        });
 }
 
 }  // namespace moq::properties

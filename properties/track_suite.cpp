@@ -25,7 +25,7 @@
 #include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
-#include "properties/suites.hpp"
+#include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
 
@@ -75,6 +75,9 @@ struct World {
 
 kio::Duration advance_of(std::uint8_t n) { return (n % 10 + 1) * 10ms; }
 
+// Every step draws its byte from 0 to 13, whatever its command.
+constexpr std::uint32_t sequence_high = 14;
+
 // The commands, one operation each: whether it applies to the model's state, and what it
 // tells the model and does to the track. The model hears each operation first (and says
 // whether the track must accept it): a wake inside the operation may poll the reader at
@@ -111,7 +114,8 @@ void landed(World& world, std::uint64_t sequence, bool accept,
 
 struct Create {
     static constexpr const char* name = "create";
-    static constexpr bool has_argument = true;
+    static constexpr std::size_t weight = 30;
+    static constexpr std::array<Argument, 1> arguments{Argument{"sequence", 0, sequence_high}};
     static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
     static void run(World& world, std::uint8_t sequence, sim::Task&) {
         const bool accept = world.oracle.create(sequence);
@@ -122,7 +126,8 @@ struct Create {
 // One past the newest sequence (T1).
 struct Append {
     static constexpr const char* name = "append";
-    static constexpr bool has_argument = false;
+    static constexpr std::size_t weight = 3;
+    static constexpr auto& arguments = no_arguments;
     static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
     static void run(World& world, std::uint8_t, sim::Task&) {
         const std::uint64_t sequence = world.oracle.past_newest();
@@ -138,7 +143,8 @@ struct Append {
 // The producer goes away without an end or an abort (T7: cursors answer dropped).
 struct Drop {
     static constexpr const char* name = "drop";
-    static constexpr bool has_argument = false;
+    static constexpr std::size_t weight = 1;
+    static constexpr auto& arguments = no_arguments;
     static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
     static void run(World& world, std::uint8_t, sim::Task&) {
         world.oracle.dropped();
@@ -148,7 +154,8 @@ struct Drop {
 
 struct Finish {
     static constexpr const char* name = "finish";
-    static constexpr bool has_argument = false;
+    static constexpr std::size_t weight = 2;
+    static constexpr auto& arguments = no_arguments;
     static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
     static void run(World& world, std::uint8_t, sim::Task&) {
         const bool accept = world.oracle.finish_at(std::nullopt);
@@ -161,7 +168,8 @@ struct Finish {
 
 struct FinishAt {
     static constexpr const char* name = "finish_at";
-    static constexpr bool has_argument = true;
+    static constexpr std::size_t weight = 4;
+    static constexpr std::array<Argument, 1> arguments{Argument{"sequence", 0, sequence_high}};
     static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
     static void run(World& world, std::uint8_t sequence, sim::Task&) {
         const bool accept = world.oracle.finish_at(sequence);
@@ -174,7 +182,8 @@ struct FinishAt {
 
 struct Abort {
     static constexpr const char* name = "abort";
-    static constexpr bool has_argument = false;
+    static constexpr std::size_t weight = 1;
+    static constexpr auto& arguments = no_arguments;
     static bool applies(const World& world, std::uint8_t) { return world.producer.has_value(); }
     static void run(World& world, std::uint8_t, sim::Task&) {
         world.oracle.abort(model::Error::cancel);
@@ -186,7 +195,8 @@ struct Abort {
 // it: one of the four latest landings (0: the latest), so a recent peek is often hit.
 struct AbortGroup {
     static constexpr const char* name = "abort_group";
-    static constexpr bool has_argument = true;
+    static constexpr std::size_t weight = 8;
+    static constexpr std::array<Argument, 1> arguments{Argument{"back", 0, sequence_high}};
     static bool applies(const World& world, std::uint8_t) { return !world.landings.empty(); }
     static void run(World& world, std::uint8_t back, sim::Task&) {
         const std::size_t newest = world.landings.size() - 1;
@@ -204,7 +214,8 @@ struct AbortGroup {
 
 struct Raise {
     static constexpr const char* name = "raise";
-    static constexpr bool has_argument = true;
+    static constexpr std::size_t weight = 8;
+    static constexpr std::array<Argument, 1> arguments{Argument{"sequence", 0, sequence_high}};
     static bool applies(const World&, std::uint8_t) { return true; }
     static void run(World& world, std::uint8_t sequence, sim::Task&) {
         world.mailbox.post(Post{Post::Kind::raise, sequence});
@@ -213,7 +224,8 @@ struct Raise {
 
 struct Poke {
     static constexpr const char* name = "poke";
-    static constexpr bool has_argument = false;
+    static constexpr std::size_t weight = 5;
+    static constexpr auto& arguments = no_arguments;
     static bool applies(const World&, std::uint8_t) { return true; }
     static void run(World& world, std::uint8_t, sim::Task&) { world.mailbox.post(Post{}); }
 };
@@ -221,21 +233,24 @@ struct Poke {
 // The reader skips the next group it peeks instead of taking it (T9).
 struct Skip {
     static constexpr const char* name = "skip";
-    static constexpr bool has_argument = false;
+    static constexpr std::size_t weight = 3;
+    static constexpr auto& arguments = no_arguments;
     static bool applies(const World&, std::uint8_t) { return true; }
     static void run(World& world, std::uint8_t, sim::Task&) { world.mailbox.post(Post{Post::Kind::skip, 0}); }
 };
 
 struct Yield {
     static constexpr const char* name = "yield";
-    static constexpr bool has_argument = false;
+    static constexpr std::size_t weight = 4;
+    static constexpr auto& arguments = no_arguments;
     static bool applies(const World&, std::uint8_t) { return true; }
     static void run(World&, std::uint8_t, sim::Task& task) { task.yield(); }
 };
 
 struct Advance {
     static constexpr const char* name = "advance";
-    static constexpr bool has_argument = true;
+    static constexpr std::size_t weight = 5;
+    static constexpr std::array<Argument, 1> arguments{Argument{"tens_of_ms", 0, sequence_high}};
     static bool applies(const World&, std::uint8_t) { return true; }
     static void run(World&, std::uint8_t tens, sim::Task& task) {
         kio::Deadline deadline{task.clock()};
@@ -245,7 +260,7 @@ struct Advance {
 };
 
 using Commands =
-    CommandTable<World, Create, Append, Finish, FinishAt, Abort, Drop, AbortGroup, Raise, Skip, Poke, Yield, Advance>;
+    CommandTable<Create, Append, Finish, FinishAt, Abort, Drop, AbortGroup, Raise, Skip, Poke, Yield, Advance>;
 
 struct Step {
     std::uint8_t command = 0;   // an index into Commands
@@ -380,32 +395,21 @@ private:
 };
 
 struct Traits {
+    using Commands = moq::properties::Commands;
+
     static rc::Gen<TrackCase> generator(Mix mix) {
-        return swarmed<std::uint8_t>(
-            {{30, Commands::index_of<Create>()},
-             {3, Commands::index_of<Append>()},
-             {2, Commands::index_of<Finish>()},
-             {4, Commands::index_of<FinishAt>()},
-             {1, Commands::index_of<Abort>()},
-             {1, Commands::index_of<Drop>()},
-             {8, Commands::index_of<AbortGroup>()},
-             {8, Commands::index_of<Raise>()},
-             {3, Commands::index_of<Skip>()},
-             {5, Commands::index_of<Poke>()},
-             {4, Commands::index_of<Yield>()},
-             {5, Commands::index_of<Advance>()}},
-            mix, [](const rc::Gen<std::uint8_t>& kind) {
-                const auto step =
-                    rc::gen::build<Step>(rc::gen::set(&Step::command, kind),
-                                         rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, 14)));
-                return rc::gen::build<TrackCase>(
-                    rc::gen::set(&TrackCase::steps, rc::gen::container<std::vector<Step>>(step)),
-                    rc::gen::set(&TrackCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
-                    rc::gen::set(&TrackCase::floor, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 2}, {1, 4}})),
-                    rc::gen::set(&TrackCase::hold, rc::gen::element(false, true)),
-                    rc::gen::set(&TrackCase::drive, drive_generator()),
-                    rc::gen::set(&TrackCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
-            });
+        return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {
+            const auto step =
+                rc::gen::build<Step>(rc::gen::set(&Step::command, kind),
+                                     rc::gen::set(&Step::sequence, rc::gen::inRange<std::uint8_t>(0, sequence_high)));
+            return rc::gen::build<TrackCase>(
+                rc::gen::set(&TrackCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                rc::gen::set(&TrackCase::walk, rc::gen::element(model::Walk::arrival, model::Walk::sequence)),
+                rc::gen::set(&TrackCase::floor, rc::gen::weightedElement<std::uint8_t>({{4, 0}, {1, 2}, {1, 4}})),
+                rc::gen::set(&TrackCase::hold, rc::gen::element(false, true)),
+                rc::gen::set(&TrackCase::drive, drive_generator()),
+                rc::gen::set(&TrackCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+        });
     }
 
     static CaseOutcome run(const TrackCase& value, const RunSettings& settings) {
@@ -415,7 +419,8 @@ struct Traits {
         executor.spawn("driver", [&](sim::Task& task) {
             for (const Step& step : value.steps) {
                 task.yield();
-                Commands::run(step.command, world, step.sequence, task);
+                Commands::run(step.command, world, step.sequence,
+                              Commands::trace_byte(task, step.command, step.sequence), task);
             }
         });
 
@@ -498,7 +503,7 @@ struct Traits {
             if (step.command == Commands::index_of<Advance>())
                 out << "(" << std::chrono::duration_cast<std::chrono::milliseconds>(advance_of(step.sequence)).count()
                     << "ms)";
-            else if (Commands::has_argument[step.command])
+            else if (Commands::has_arguments[step.command])
                 out << "(" << int{step.sequence} << ")";
         }
         return out.str();

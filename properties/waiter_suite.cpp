@@ -15,7 +15,8 @@
 #include "kio/waker.hpp"
 #include "oracle/waiter_model.hpp"
 #include "properties/case_json.hpp"
-#include "properties/suites.hpp"
+#include "properties/commands.hpp"
+#include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/trace.hpp"
 
@@ -23,30 +24,20 @@ namespace moq::properties {
 
 namespace {
 
-enum class Op : std::uint8_t { unknown, create, register_on, drop, clone_register, take_then_wake, wake, move };
-NLOHMANN_JSON_SERIALIZE_ENUM(Op, {{Op::unknown, nullptr},
-                                  {Op::create, "create"},
-                                  {Op::register_on, "register"},
-                                  {Op::drop, "drop"},
-                                  {Op::clone_register, "clone"},
-                                  {Op::take_then_wake, "take"},
-                                  {Op::wake, "wake"},
-                                  {Op::move, "move"}})
-
 constexpr std::size_t list_count = 10;
 constexpr std::uint32_t pick_limit = 256;
 
+// A step's command: an index into Commands (below), stored as its name.
+struct Command {
+    static constexpr std::uint8_t unknown = 255;  // a stored name no command has
+    std::uint8_t index = unknown;
+};
+
 struct Step {
-    Op op = Op::create;
+    Command op;
     std::uint32_t waiter = 0;  // which waiter, modulo the number created
     std::uint32_t list = 0;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Step, op, waiter, list)
-
-struct WaiterCase {
-    std::vector<Step> steps;
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WaiterCase, steps)
 
 // A waker that counts its wakes. It outlives every waker made from it.
 class Counter {
@@ -79,66 +70,121 @@ void report_wakes(const System& system, oracle::WaiterModel& model, std::size_t 
     for (std::size_t i = 0; i < system.slots.size(); ++i) model.woken(i, system.slots[i].counter->wakes());
 }
 
-// The commands. Each returns false when its precondition does not hold (the step is
-// then skipped, as a shrunk case may leave it without a waiter to act on).
-bool create(System& system, oracle::WaiterModel& model, const Step&) {
-    System::Slot& slot = system.slots.emplace_back();
-    slot.waiter = std::make_unique<kio::Waiter>(slot.counter->waker());
-    model.created();
-    return true;
-}
+// The commands, one operation each (see properties/commands.hpp): a step whose waiter is
+// gone is skipped, as a shrunk case may leave it without one to act on.
+struct World {
+    System& system;
+    oracle::WaiterModel& model;
+};
 
-bool register_on(System& system, oracle::WaiterModel& model, const Step& step) {
-    const auto waiter = model.live_waiter(step.waiter);
-    if (!waiter) return false;
-    system.slots[*waiter].waiter->register_on(system.lists[step.list]);
-    model.registered(*waiter, step.list);
-    return true;
-}
+struct Always {
+    static bool applies(const World&, const Step&) { return true; }
+};
+// The commands that act on a waiter: it must be alive.
+struct OnWaiter {
+    static bool applies(const World& world, const Step& step) {
+        return world.model.live_waiter(step.waiter).has_value();
+    }
+};
 
-// A clone registers for the original: same identity, one entry (K2, K4).
-bool clone_register(System& system, oracle::WaiterModel& model, const Step& step) {
-    const auto waiter = model.live_waiter(step.waiter);
-    if (!waiter) return false;
-    const kio::Waiter clone = *system.slots[*waiter].waiter;
-    clone.register_on(system.lists[step.list]);
-    model.registered(*waiter, step.list);
-    return true;
-}
+constexpr Argument waiter_argument{"waiter", 0, 64};  // mostly 0 and 1 (see the generator)
+constexpr Argument list_argument{"list", 0, list_count};
 
-bool drop(System& system, oracle::WaiterModel& model, const Step& step) {
-    const auto waiter = model.live_waiter(step.waiter);
-    if (!waiter) return false;
-    system.slots[*waiter].waiter.reset();
-    model.dropped(*waiter);
-    return true;
-}
+struct Create : Always {
+    static constexpr const char* name = "create";
+    static constexpr std::size_t weight = 2;
+    static constexpr auto& arguments = no_arguments;
+    static void run(World& world, const Step&) {
+        System::Slot& slot = world.system.slots.emplace_back();
+        slot.waiter = std::make_unique<kio::Waiter>(slot.counter->waker());
+        world.model.created();
+    }
+};
 
-bool take_then_wake(System& system, oracle::WaiterModel& model, const Step& step) {
-    kio::WaiterList taken = system.lists[step.list].take();
-    model.took(step.list, system.lists[step.list].empty());
-    taken.wake();
-    report_wakes(system, model, step.list);
-    return true;
-}
+// A waiter registers on a list, itself or through a clone: a clone registers for the
+// original, same identity, one entry (K2, K4).
+template <bool through_clone>
+struct Registers : OnWaiter {
+    static constexpr std::array<Argument, 2> arguments{waiter_argument, list_argument};
+    static void run(World& world, const Step& step) {
+        const std::size_t waiter = *world.model.live_waiter(step.waiter);
+        const kio::Waiter& original = *world.system.slots[waiter].waiter;
+        if (through_clone)
+            kio::Waiter(original).register_on(world.system.lists[step.list]);
+        else
+            original.register_on(world.system.lists[step.list]);
+        world.model.registered(waiter, step.list);
+    }
+};
+struct Register : Registers<false> {
+    static constexpr const char* name = "register";
+    static constexpr std::size_t weight = 8;
+};
+struct Clone : Registers<true> {
+    static constexpr const char* name = "clone";
+    static constexpr std::size_t weight = 2;
+};
 
-bool wake(System& system, oracle::WaiterModel& model, const Step& step) {
-    system.lists[step.list].wake();
-    report_wakes(system, model, step.list);
-    return true;
-}
+struct Drop : OnWaiter {
+    static constexpr const char* name = "drop";
+    static constexpr std::size_t weight = 1;
+    static constexpr std::array<Argument, 1> arguments{waiter_argument};
+    static void run(World& world, const Step& step) {
+        const std::size_t waiter = *world.model.live_waiter(step.waiter);
+        world.system.slots[waiter].waiter.reset();
+        world.model.dropped(waiter);
+    }
+};
 
-bool move(System& system, oracle::WaiterModel& model, const Step& step) {
-    kio::WaiterList moved = std::move(system.lists[step.list]);
-    system.lists[step.list] = kio::WaiterList();
-    moved.wake();
-    report_wakes(system, model, step.list);
-    return true;
-}
+struct Take : Always {
+    static constexpr const char* name = "take";
+    static constexpr std::size_t weight = 1;
+    static constexpr std::array<Argument, 1> arguments{list_argument};
+    static void run(World& world, const Step& step) {
+        kio::WaiterList taken = world.system.lists[step.list].take();
+        world.model.took(step.list, world.system.lists[step.list].empty());
+        taken.wake();
+        report_wakes(world.system, world.model, step.list);
+    }
+};
 
-using Command = bool (*)(System&, oracle::WaiterModel&, const Step&);
-constexpr std::array<Command, 8> commands{nullptr,         &create,         &register_on, &drop,
-                                          &clone_register, &take_then_wake, &wake,        &move};
+struct Wake : Always {
+    static constexpr const char* name = "wake";
+    static constexpr std::size_t weight = 1;
+    static constexpr std::array<Argument, 1> arguments{list_argument};
+    static void run(World& world, const Step& step) {
+        world.system.lists[step.list].wake();
+        report_wakes(world.system, world.model, step.list);
+    }
+};
+
+struct Move : Always {
+    static constexpr const char* name = "move";
+    static constexpr std::size_t weight = 2;
+    static constexpr std::array<Argument, 1> arguments{list_argument};
+    static void run(World& world, const Step& step) {
+        kio::WaiterList moved = std::move(world.system.lists[step.list]);
+        world.system.lists[step.list] = kio::WaiterList();
+        moved.wake();
+        report_wakes(world.system, world.model, step.list);
+    }
+};
+
+using Commands = CommandTable<Create, Register, Drop, Clone, Take, Wake, Move>;
+
+// A step's command as stored cases write it: its name; a name no command has reads as
+// `unknown`, which the case's reader refuses.
+void to_json(nlohmann::json& json, const Command& command) { json = Commands::names[command.index]; }
+void from_json(const nlohmann::json& json, Command& command) {
+    const auto found = json.is_string() ? Commands::find(json.get<std::string>()) : std::nullopt;
+    command.index = found ? *found : Command::unknown;
+}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Step, op, waiter, list)
+
+struct WaiterCase {
+    std::vector<Step> steps;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WaiterCase, steps)
 
 // What every list answers, after every step (K4, K7).
 void report_contents(const System& system, oracle::WaiterModel& model) {
@@ -150,26 +196,12 @@ void report_contents(const System& system, oracle::WaiterModel& model) {
     }
 }
 
-// A step's name, as stored cases write it (the names of the JSON mapping above), for the
-// trace, which keeps names for the run's life.
-const char* op_name(Op op) {
-    static const std::array<std::string, 8> names = [] {
-        std::array<std::string, 8> named;
-        for (std::size_t i = 0; i < named.size(); ++i) {
-            const nlohmann::json json = static_cast<Op>(i);
-            named[i] = json.is_string() ? json.get<std::string>() : "unknown";
-        }
-        return named;
-    }();
-    return names[static_cast<std::size_t>(op)].c_str();
-}
-
 // No simulator here: the trace's step is the case's step, at no time and in no task.
 // Each step is the operation, then what its list answers (its live count: a note), then
 // the model's verdict; last, how often each waiter was woken.
 void trace_step(sim::Trace& trace, std::uint64_t index, const Step& step, const System& system,
                 const oracle::WaiterModel& model) {
-    trace.record(sim::operation_event(op_name(step.op), {step.waiter, step.list}), index, 0);
+    trace.record(sim::operation_event(Commands::names[step.op.index], {step.waiter, step.list}), index, 0);
     trace.record(sim::Event{.kind = sim::EventKind::note, .name = "live"}
                      .with(0, step.list)
                      .with(1, static_cast<std::int64_t>(system.lists[step.list].live())),
@@ -186,7 +218,8 @@ CaseOutcome run_case(const WaiterCase& value, const RunSettings& settings) {
     CaseOutcome outcome;
     for (std::size_t i = 0; i < value.steps.size() && model.violation().empty(); ++i) {
         const Step& step = value.steps[i];
-        commands[static_cast<std::size_t>(step.op)](system, model, step);
+        World world{system, model};
+        Commands::run(step.op.index, world, step, [](const char*) {});
         report_contents(system, model);
         trace_step(trace, i, step, system, model);
     }
@@ -213,34 +246,30 @@ CaseOutcome run_case(const WaiterCase& value, const RunSettings& settings) {
 }
 
 std::string describe_step(const Step& step) {
-    std::string name = op_name(step.op);
-    if (step.op == Op::register_on || step.op == Op::clone_register)
+    const std::uint8_t command = step.op.index;
+    std::string name = Commands::names[command];
+    if (command == Commands::index_of<Register>() || command == Commands::index_of<Clone>())
         return name + "(" + std::to_string(step.waiter) + "," + std::to_string(step.list) + ")";
-    if (step.op == Op::drop) return name + "(" + std::to_string(step.waiter) + ")";
-    if (step.op == Op::create) return name;
+    if (command == Commands::index_of<Drop>()) return name + "(" + std::to_string(step.waiter) + ")";
+    if (command == Commands::index_of<Create>()) return name;
     return name + "(" + std::to_string(step.list) + ")";
 }
 
 struct Traits {
+    using Commands = moq::properties::Commands;
+
     static rc::Gen<WaiterCase> generator(Mix mix) {
-        return swarmed<Op>({{2, Op::create},
-                            {8, Op::register_on},
-                            {1, Op::drop},
-                            {2, Op::clone_register},
-                            {1, Op::take_then_wake},
-                            {1, Op::wake},
-                            {2, Op::move}},
-                           mix, [](const rc::Gen<Op>& kind) {
-                               const auto step = rc::gen::build<Step>(
-                                   rc::gen::set(&Step::op, kind),
-                                   // Two hot waiters register on many lists, past what an identity keeps records of.
-                                   rc::gen::set(&Step::waiter, rc::gen::weightedOneOf<std::uint32_t>(
-                                                                   {{4, rc::gen::inRange<std::uint32_t>(0, 2)},
-                                                                    {1, rc::gen::inRange<std::uint32_t>(0, 64)}})),
-                                   rc::gen::set(&Step::list, rc::gen::inRange<std::uint32_t>(0, list_count)));
-                               return rc::gen::build<WaiterCase>(
-                                   rc::gen::set(&WaiterCase::steps, rc::gen::container<std::vector<Step>>(step)));
-                           });
+        return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {
+            const auto step = rc::gen::build<Step>(
+                rc::gen::set(&Step::op, rc::gen::map(kind, [](std::uint8_t index) { return Command{index}; })),
+                // Two hot waiters register on many lists, past what an identity keeps records of.
+                rc::gen::set(&Step::waiter, rc::gen::weightedOneOf<std::uint32_t>(
+                                                {{4, rc::gen::inRange<std::uint32_t>(0, 2)},
+                                                 {1, rc::gen::inRange<std::uint32_t>(0, waiter_argument.high)}})),
+                rc::gen::set(&Step::list, rc::gen::inRange<std::uint32_t>(0, list_count)));
+            return rc::gen::build<WaiterCase>(
+                rc::gen::set(&WaiterCase::steps, rc::gen::container<std::vector<Step>>(step)));
+        });
     }
 
     static CaseOutcome run(const WaiterCase& value, const RunSettings& settings) { return run_case(value, settings); }
@@ -250,14 +279,14 @@ struct Traits {
     // Stored as objects ({"op": "register", ...}), not [name, ...] arrays.
     static std::vector<std::string> operation_kinds(const WaiterCase& value) {
         std::vector<std::string> kinds;
-        for (const Step& step : value.steps) kinds.emplace_back(op_name(step.op));
+        for (const Step& step : value.steps) kinds.emplace_back(Commands::names[step.op.index]);
         return kinds;
     }
 
     static WaiterCase from_json(const nlohmann::json& json) {
         auto value = read_case<WaiterCase>(json, "waiter");
         for (const Step& step : value.steps) {
-            require_known(step.op, Op::unknown, "waiter step");
+            require_known(step.op.index, Command::unknown, "waiter step");
             require_below(step.waiter, pick_limit, "waiter");
             require_below(step.list, list_count, "list");
         }

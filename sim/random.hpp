@@ -6,16 +6,22 @@
 
 namespace moq::sim {
 
+// SplitMix64's finaliser: every input bit moves every output bit. The one copy, for the
+// simulator's stream, a case's generator seed (properties) and a sweep's case digest (cli).
+constexpr std::uint64_t splitmix64_mix(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// SplitMix64's increment (the golden ratio): what its state steps by.
+constexpr std::uint64_t splitmix64_gamma = 0x9E3779B97F4A7C15ull;
+
 class Random {
 public:
     explicit Random(std::uint64_t seed) : state_(seed) {}
 
-    std::uint64_t next() {
-        std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
+    std::uint64_t next() { return splitmix64_mix(state_ += splitmix64_gamma); }
 
     // In [0, bound); bound > 0. A plain modulo: its bias is below 2^-40 for the small
     // bounds used here, and it is the same on every compiler.

@@ -105,6 +105,7 @@ CASES = [
     {"name": "argument sweep does not take", "args": SWEEP + ["extra"], "mentions": ["'extra'"]},
     {"name": "unknown list switch", "args": ["list", "--mutants"], "mentions": ["--mutants"]},
     {"name": "argument list does not take", "args": ["list", "everything"], "mentions": ["'everything'"]},
+    {"name": "list --json with the sites", "args": ["list", "--json", "--sites"], "mentions": ["--json", "--sites"]},
     # Unknown names.
     {"name": "unknown suite", "args": ["sweep", "--suite", "nosuch", "--cases", "1"], "mentions": ["'nosuch'"]},
     {"name": "empty suite list", "args": ["sweep", "--suite", "", "--cases", "1"], "mentions": ["--suite"]},

@@ -227,6 +227,24 @@ check "shard tells the runner it understood sharding" bash -c \
     "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1 GTEST_SHARD_STATUS_FILE='$work/shard-status' '$moqsim' shard >/dev/null &&
     [[ -e '$work/shard-status' ]]"
 
+# What scripts read: the suite names alone, one a line; and the command tables as data.
+"$moqsim" list --suites >"$work/suite_names"
+"$moqsim" list --suites --json >"$work/suite_tables.json"
+check "list --suites prints the suite names alone, one a line" python3 -c "
+import sys; names = open('$work/suite_names').read().split(chr(10))
+sys.exit(names[-1] != '' or 'resume' not in names or not all(name.isidentifier() for name in names[:-1]))"
+check "list --suites --json prints each suite's command table" python3 -c "
+import json, sys
+suites = json.load(open('$work/suite_tables.json'))['suites']
+names = open('$work/suite_names').read().split()
+ok = [suite['name'] for suite in suites] == names and all(suite['default_cases'] > 0 and suite['operations'] and
+      all(op['weight'] > 0 for op in suite['operations']) for suite in suites)
+resume = next(suite for suite in suites if suite['name'] == 'resume')
+land = next(op for op in resume['operations'] if op['name'] == 'land')
+ok = ok and land['arguments'] == [{'name': 'copy', 'low': 0, 'high': 3}, {'name': 'sequence', 'low': 0, 'high': 12}]
+sys.exit(not ok)"
+check "list --json is --suites --json" bash -c "'$moqsim' list --json | cmp -s - '$work/suite_tables.json'"
+
 # Site hits: only a mutants build counts; elsewhere --site-hits is refused before the run.
 # (The listing is read whole first: grep -q would stop reading and fail the pipe.)
 if grep -q 'cannot switch them off' <<<"$("$moqsim" list --sites)"; then

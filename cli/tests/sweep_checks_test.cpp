@@ -104,6 +104,8 @@ public:
         return std::make_unique<TestCase>(cases_(index));
     }
     [[nodiscard]] std::unique_ptr<properties::Case> from_json(const nlohmann::json&) const override { return nullptr; }
+    // Its cases are made by hand, not drawn from a command table.
+    [[nodiscard]] std::vector<properties::Operation> operations() const override { return {}; }
 
 private:
     std::function<Shape(std::uint64_t)> cases_;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <variant>
 
+#include "doubles/recover.hpp"
 #include "kio/cell.hpp"
 #include "kio/clock.hpp"
 #include "kio/manual_clock.hpp"
@@ -22,7 +23,6 @@
 #include "support/counting_waker.hpp"
 #include "support/lagging_clock.hpp"
 #include "support/one_group.hpp"
-#include "support/test_recover.hpp"
 
 using moq::kio::Consumer;
 using moq::kio::Duration;

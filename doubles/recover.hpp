@@ -1,6 +1,7 @@
 // A small route and preferences pair for group reads with a recover: the route serves
 // one copy of the group at a time and may end with an error, the preferences carry the
-// reader's budget. The unit tests and the group suite's driver both use it.
+// reader's budget. The core's unit tests (core/tests) and the group suite's driver
+// (properties) both use it: it lives below both, over the core alone.
 #pragma once
 
 #include <memory>
