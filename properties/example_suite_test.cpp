@@ -78,8 +78,8 @@ struct CounterTraits {
             });
             if (world.system != world.model && outcome.ok) {
                 outcome.ok = false;
-                outcome.message =
-                    "C1: the counter is " + std::to_string(world.system) + ", the model " + std::to_string(world.model);
+                outcome.message = "the toy counter rule: the counter is " + std::to_string(world.system) +
+                                  ", the model " + std::to_string(world.model);
             }
         }
         outcome.digest = trace.digest();
@@ -154,7 +154,7 @@ TEST_CASE("an_example_suite_with_a_bug_fails_and_shrinks_to_the_one_step_that_sh
     REQUIRE(failing != nullptr);
     const auto smallest = shrunk(*failing);
     CHECK(smallest->to_json() == nlohmann::json::parse(R"({"steps": [["add", 3]]})"));
-    CHECK(smallest->run(RunSettings{}).message == "C1: the counter is 0, the model 3");
+    CHECK(smallest->run(RunSettings{}).message == "the toy counter rule: the counter is 0, the model 3");
 }
 
 TEST_CASE("a_swarm_case_keeps_every_operation_its_table_says_it_may_not_drop") {
