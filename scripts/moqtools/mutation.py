@@ -592,7 +592,7 @@ def summarise(runs, meta, report_dir):
         unexplained = [m for m, r in sites if r["status"] == "Survived" and not m["survivor_reason"]]
         print(f"mutate: sites: {killed} killed, {explained} survived with a reason, "
               f"{len(unexplained)} survived unexplained, of {len(sites)}")
-        for line in suite_summary(sites):
+        for line in suite_summary(sites, meta["suites"]):
             print(f"mutate: {line}")
     if generated:
         tally = counts([r["status"] for _, r in generated])
