@@ -67,16 +67,16 @@ void list_small_cases(const ListOptions& options) {
         }
         std::printf("{\"suite\": \"%s\", \"ops\": %d, \"cases\": [", name.c_str(), options.ops);
         bool first = true;
-        const properties::SmallScopeTotals totals =
-            properties::for_each_small_case(*suite, options.ops, [&](const properties::Case& value, std::uint64_t index) {
+        const properties::SmallScopeTotals totals = properties::for_each_small_case(
+            *suite, options.ops, [&](const properties::Case& value, std::uint64_t index) {
                 std::printf("%s\n {\"index\": %llu, \"case\": %s}", first ? "" : ",",
                             static_cast<unsigned long long>(index), value.to_json().dump().c_str());
                 first = false;
                 return true;
             });
         std::printf("],\n \"enumerated\": %llu, \"symmetric\": %llu, \"visited\": %llu}\n",
-                    static_cast<unsigned long long>(totals.enumerated), static_cast<unsigned long long>(totals.symmetric),
-                    static_cast<unsigned long long>(totals.visited));
+                    static_cast<unsigned long long>(totals.enumerated),
+                    static_cast<unsigned long long>(totals.symmetric), static_cast<unsigned long long>(totals.visited));
     }
     std::fflush(stdout);
 }

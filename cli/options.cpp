@@ -64,8 +64,7 @@ void check_timed_options(const SweepOptions& options, const Flags& flags) {
 // scope's, not drawn from a mix.
 void check_small_sweep_options(const Flags& flags) {
     for (const char* setting : {"cases", "mix", "duration", "resume", "site-hits", "known-buckets"})
-        if (flags.value(setting))
-            throw UsageError(std::string("--ops runs every small case once: drop --") + setting);
+        if (flags.value(setting)) throw UsageError(std::string("--ops runs every small case once: drop --") + setting);
     if (flags.has("shrink")) throw UsageError("--ops runs small cases already: drop --shrink");
 }
 
@@ -232,9 +231,12 @@ ListOptions parse_list_options(const std::vector<std::string>& arguments) {
     options.json = flags.has("json");
     if (flags.has("small-cases")) {
         if (options.suites || options.strategies || options.sites)
-            throw UsageError("list --small-cases prints the small cases alone: not with --suites, --strategies or --sites");
+            throw UsageError(
+                "list --small-cases prints the small cases alone: not with --suites, --strategies or --sites");
         const auto ops = flags.value("ops");
-        if (!ops) throw UsageError("list --small-cases needs --ops N (1 to " + std::to_string(properties::max_small_ops) + ")");
+        if (!ops)
+            throw UsageError("list --small-cases needs --ops N (1 to " + std::to_string(properties::max_small_ops) +
+                             ")");
         options.small_cases = true;
         options.ops = parse_small_ops(*ops);
         options.small_suites = chosen_suites(flags.value("suite").value_or("all"));

@@ -122,8 +122,8 @@ struct ListOptions {
     std::vector<const properties::Suite*> small_suites;
     int ops = 0;
 };
-// None named: all three, for a reader. --small-cases: the small cases' counts alone. --suites alone: one suite name a line; --json: the
-// suites as data (not with --strategies or --sites).
+// None named: all three, for a reader. --small-cases: the small cases' counts alone. --suites alone: one suite name a
+// line; --json: the suites as data (not with --strategies or --sites).
 ListOptions parse_list_options(const std::vector<std::string>& arguments);
 
 }  // namespace moq::cli

@@ -27,17 +27,20 @@ public:
     void run_all() {
         const properties::SmallScopeTotals scope = properties::count_small_cases(suite_, *options_.ops);
         totals_ = scope;
-        Progress progress(std::string(suite_.name()), shard_share(scope.visited * options_.seeds.count(), options_.shard));
+        Progress progress(std::string(suite_.name()),
+                          shard_share(scope.visited * options_.seeds.count(), options_.shard));
         const Clock::time_point started = Clock::now();
         std::uint64_t ordinal = 0;
         bool going = true;
         for (std::uint64_t seed = options_.seeds.first; going; ++seed) {
-            properties::for_each_small_case(suite_, *options_.ops, [&](const properties::Case& value, std::uint64_t index) {
-                if (ordinal++ % options_.shard.total != options_.shard.index) return true;
-                going = run_one(value, index, seed) || options_.keep_going;
-                progress.advance(run_, failures_.size());
-                return going;
-            });
+            properties::for_each_small_case(suite_, *options_.ops,
+                                            [&](const properties::Case& value, std::uint64_t index) {
+                                                if (ordinal++ % options_.shard.total != options_.shard.index)
+                                                    return true;
+                                                going = run_one(value, index, seed) || options_.keep_going;
+                                                progress.advance(run_, failures_.size());
+                                                return going;
+                                            });
             if (seed == options_.seeds.last) break;
         }
         progress.finish();
@@ -64,11 +67,16 @@ public:
     [[nodiscard]] std::uint64_t failed() const { return failed_; }
 
     [[nodiscard]] nlohmann::json result() const {
-        return {{"suite", suite_.name()},     {"enumerated", totals_.enumerated},
-                {"symmetric", totals_.symmetric}, {"visited", totals_.visited},
-                {"run", run_},                {"passed", run_ - failed_},
-                {"failed", failed_},          {"seconds", seconds_},
-                {"cases_per_second", cases_per_second(run_, seconds_)}, {"failures", failures_}};
+        return {{"suite", suite_.name()},
+                {"enumerated", totals_.enumerated},
+                {"symmetric", totals_.symmetric},
+                {"visited", totals_.visited},
+                {"run", run_},
+                {"passed", run_ - failed_},
+                {"failed", failed_},
+                {"seconds", seconds_},
+                {"cases_per_second", cases_per_second(run_, seconds_)},
+                {"failures", failures_}};
     }
 
 private:
@@ -79,8 +87,8 @@ private:
         if (outcome.ok) return true;
         ++failed_;
         if (failures_.size() >= options_.max_failures) return false;
-        const std::string command =
-            small_replay_command(program_, suite_.name(), *options_.ops, index, seed, options_.strategy, options_.mutant);
+        const std::string command = small_replay_command(program_, suite_.name(), *options_.ops, index, seed,
+                                                         options_.strategy, options_.mutant);
         std::printf("\n%s: small case %llu, seed %llu FAILED: %s\n  case: %s\n  replay: %s\n",
                     std::string(suite_.name()).c_str(), number(index), number(seed), outcome.message.c_str(),
                     seeded->describe().c_str(), command.c_str());
@@ -125,11 +133,12 @@ std::string small_replay_command(const Program& program, std::string_view suite,
 }
 
 int small_sweep(const Program& program, const SweepOptions& options) {
-    std::printf("moqsim sweep: every small case of up to %d operations, seeds %llu-%llu, strategy %s%s, shard %llu of %llu\n",
-                *options.ops, number(options.seeds.first), number(options.seeds.last),
-                std::string(sim::strategy_name(options.strategy)).c_str(),
-                options.mutant ? (", mutant " + *options.mutant).c_str() : "", number(options.shard.index) + 1,
-                number(options.shard.total));
+    std::printf(
+        "moqsim sweep: every small case of up to %d operations, seeds %llu-%llu, strategy %s%s, shard %llu of %llu\n",
+        *options.ops, number(options.seeds.first), number(options.seeds.last),
+        std::string(sim::strategy_name(options.strategy)).c_str(),
+        options.mutant ? (", mutant " + *options.mutant).c_str() : "", number(options.shard.index) + 1,
+        number(options.shard.total));
     std::fflush(stdout);
     nlohmann::json report = {{"format", "moqsim-small-sweep"},
                              {"version", 1},

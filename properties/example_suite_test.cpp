@@ -195,10 +195,11 @@ TEST_CASE("a_swarm_case_keeps_every_operation_its_table_says_it_may_not_drop") {
 
 TEST_CASE("an_example_suite_with_a_small_scope_fails_in_it_and_one_without_has_none") {
     std::vector<nlohmann::json> failing;
-    const SmallScopeTotals totals = for_each_small_case(scoped_counter_suite(), 1, [&](const Case& value, std::uint64_t) {
-        if (!value.run(RunSettings{}).ok) failing.push_back(value.to_json());
-        return true;
-    });
+    const SmallScopeTotals totals =
+        for_each_small_case(scoped_counter_suite(), 1, [&](const Case& value, std::uint64_t) {
+            if (!value.run(RunSettings{}).ok) failing.push_back(value.to_json());
+            return true;
+        });
     CHECK(totals.visited == 5);
     REQUIRE(failing.size() == 1);
     CHECK(failing[0] == nlohmann::json::parse(R"({"steps": [["add", 3]]})"));

@@ -812,12 +812,12 @@ ReaderSpec parse_reader(const nlohmann::json& json) {
 // order of a set of readers is listed and all but one skipped.
 SmallScope group_scope() {
     const auto reader = [](const char* way, std::optional<int> end, bool follows) {
-        nlohmann::json spec{{"way", way}, {"batch", 1}, {"end", end ? nlohmann::json(*end) : nlohmann::json()}, {"skip", 0}};
+        nlohmann::json spec{
+            {"way", way}, {"batch", 1}, {"end", end ? nlohmann::json(*end) : nlohmann::json()}, {"skip", 0}};
         if (follows) spec["follows"] = true;
         return spec;
     };
-    std::vector<std::vector<nlohmann::json>> sets{{reader("mixed", std::nullopt, false)},
-                                                  {reader("mixed", 2, true)}};
+    std::vector<std::vector<nlohmann::json>> sets{{reader("mixed", std::nullopt, false)}, {reader("mixed", 2, true)}};
     std::vector<nlohmann::json> two{reader("frame", std::nullopt, false), reader("mixed", std::nullopt, false)};
     std::vector<nlohmann::json> three{reader("mixed", 2, true), reader("chunks", 1, true), reader("mixed", 1, true)};
     for (std::vector<nlohmann::json>* several : {&two, &three}) {
@@ -833,7 +833,8 @@ SmallScope group_scope() {
         for (const auto& readers : sets) {
             std::vector<nlohmann::json> steps;
             for (const char* name : {"frame", "start", "chunk", "open"}) steps.push_back({name, 0, 1});
-            for (const char* name : {"end", "finish", "abort", "yield", "advance", "drop", "serve", "fail", "end_route"})
+            for (const char* name :
+                 {"end", "finish", "abort", "yield", "advance", "drop", "serve", "fail", "end_route"})
                 steps.push_back({name, 0, 0});
             for (int r = 0; r < static_cast<int>(readers.size()); ++r) {
                 for (const char* name : {"cap", "skip"}) steps.push_back({name, r, 1});
@@ -841,14 +842,15 @@ SmallScope group_scope() {
             }
             scope.shapes.push_back({nlohmann::json{{"readers", readers}, {"drive", drive}, {"seed", 0}}, steps});
         }
-    scope.renamings.push_back(Renaming{
-        "reader", [](const nlohmann::json& settings) { return settings["readers"].size(); },
-        [](nlohmann::json& value, const std::vector<std::size_t>& to) {
-            nlohmann::json readers = value["readers"];
-            for (std::size_t i = 0; i < to.size(); ++i) readers[to[i]] = value["readers"][i];
-            value["readers"] = readers;
-            rename_argument(value["steps"], Commands::operations(), "reader", 1, to);
-        }});
+    scope.renamings.push_back(Renaming{"reader",
+                                       [](const nlohmann::json& settings) { return settings["readers"].size(); },
+                                       [](nlohmann::json& value, const std::vector<std::size_t>& to) {
+                                           nlohmann::json readers = value["readers"];
+                                           for (std::size_t i = 0; i < to.size(); ++i)
+                                               readers[to[i]] = value["readers"][i];
+                                           value["readers"] = readers;
+                                           rename_argument(value["steps"], Commands::operations(), "reader", 1, to);
+                                       }});
     return scope;
 }
 

@@ -586,11 +586,10 @@ SmallScope resume_scope() {
              return nlohmann::json{{"walk", chosen[0]}, {"drive", chosen[1]}, {"seed", 0}};
          }))
         scope.shapes.push_back({settings, steps});
-    scope.renamings.push_back(Renaming{
-        "copy", [](const nlohmann::json&) { return std::size_t{2}; },
-        [](nlohmann::json& value, const std::vector<std::size_t>& to) {
-            rename_argument(value["steps"], Commands::operations(), "copy", 1, to);
-        }});
+    scope.renamings.push_back(Renaming{"copy", [](const nlohmann::json&) { return std::size_t{2}; },
+                                       [](nlohmann::json& value, const std::vector<std::size_t>& to) {
+                                           rename_argument(value["steps"], Commands::operations(), "copy", 1, to);
+                                       }});
     return scope;
 }
 

@@ -27,7 +27,7 @@
 namespace moq::properties {
 
 struct ScopeShape {
-    nlohmann::json settings;           // the case's JSON without "steps"
+    nlohmann::json settings;            // the case's JSON without "steps"
     std::vector<nlohmann::json> steps;  // every small step, in a fixed order
 };
 
@@ -45,8 +45,9 @@ struct SmallScope {
 // Every combination of one value from each list, in odometer order (the last list
 // turning fastest), each built by `make` from the chosen values: how a suite spells
 // the product of its small settings without nested loops.
-inline std::vector<nlohmann::json> every_combination(const std::vector<std::vector<nlohmann::json>>& lists,
-                                                     const std::function<nlohmann::json(const std::vector<nlohmann::json>&)>& make) {
+inline std::vector<nlohmann::json> every_combination(
+    const std::vector<std::vector<nlohmann::json>>& lists,
+    const std::function<nlohmann::json(const std::vector<nlohmann::json>&)>& make) {
     std::vector<nlohmann::json> made;
     std::vector<std::size_t> at(lists.size(), 0);
     for (const auto& list : lists)

@@ -85,13 +85,15 @@ Image image_of(const Suite& suite, const SmallScope& scope, const CompiledScope&
     nlohmann::json value = from.settings;
     value["steps"] = from.steps;
     for (std::size_t i = 0; i < scope.renamings.size(); ++i) scope.renamings[i].apply(value, choice[i]);
-    const std::string problem = "the small scope of " + std::string(suite.name()) + " is not closed under its renamings: ";
+    const std::string problem =
+        "the small scope of " + std::string(suite.name()) + " is not closed under its renamings: ";
     const auto target = compiled.shape_at.find(settings_key(normal_case(suite, value, nlohmann::json::array())));
     if (target == compiled.shape_at.end()) throw std::logic_error(problem + value.dump());
     Image image{target->second, {}};
     const CompiledShape& to = compiled.shapes[image.shape];
     for (const nlohmann::json& step : value["steps"]) {
-        const auto found = to.step_at.find(normal_case(suite, to.settings, nlohmann::json::array({step}))["steps"][0].dump());
+        const auto found =
+            to.step_at.find(normal_case(suite, to.settings, nlohmann::json::array({step}))["steps"][0].dump());
         if (found == to.step_at.end()) throw std::logic_error(problem + "step " + step.dump());
         image.steps.push_back(found->second);
     }
@@ -107,12 +109,13 @@ CompiledScope compile(const Suite& suite, const SmallScope& scope) {
         for (const nlohmann::json& step : shape.steps) {
             nlohmann::json normal = normal_case(suite, made.settings, nlohmann::json::array({step}))["steps"][0];
             if (!made.step_at.emplace(normal.dump(), made.steps.size()).second)
-                throw std::logic_error(std::string(suite.name()) + "'s small scope lists step " + normal.dump() + " twice");
+                throw std::logic_error(std::string(suite.name()) + "'s small scope lists step " + normal.dump() +
+                                       " twice");
             made.steps.push_back(std::move(normal));
         }
         if (!compiled.shape_at.emplace(settings_key(made.settings), compiled.shapes.size()).second)
-            throw std::logic_error(std::string(suite.name()) + "'s small scope lists a shape twice: " +
-                                   made.settings.dump());
+            throw std::logic_error(std::string(suite.name()) +
+                                   "'s small scope lists a shape twice: " + made.settings.dump());
         compiled.shapes.push_back(std::move(made));
     }
     for (std::size_t shape = 0; shape < compiled.shapes.size(); ++shape) {
@@ -221,17 +224,16 @@ SmallScopeTotals for_each_small_case(const Suite& suite, int max_ops,
                                      const std::function<bool(const Case&, std::uint64_t index)>& visit) {
     check_ops(max_ops);
     const CompiledScope& scope = scope_of(suite);
-    return walk(scope, max_ops, [&](std::size_t shape, const std::vector<std::uint32_t>& steps, std::uint64_t index,
-                                    bool least) {
-        return !least || visit(*build(suite, scope.shapes[shape], steps), index);
-    });
+    return walk(scope, max_ops,
+                [&](std::size_t shape, const std::vector<std::uint32_t>& steps, std::uint64_t index, bool least) {
+                    return !least || visit(*build(suite, scope.shapes[shape], steps), index);
+                });
 }
 
 SmallScopeTotals count_small_cases(const Suite& suite, int max_ops) {
     check_ops(max_ops);
-    return walk(scope_of(suite), max_ops, [](std::size_t, const std::vector<std::uint32_t>&, std::uint64_t, bool) {
-        return true;
-    });
+    return walk(scope_of(suite), max_ops,
+                [](std::size_t, const std::vector<std::uint32_t>&, std::uint64_t, bool) { return true; });
 }
 
 std::unique_ptr<Case> small_case(const Suite& suite, int max_ops, std::uint64_t index) {

@@ -88,7 +88,9 @@ TEST_CASE("the group suite's reader renaming leaves one order of each set of rea
 
 TEST_CASE("two cases the same up to a declared symmetry give one visit") {
     const Suite& resume = suite_named("resume");
-    const nlohmann::json on_a = {{"walk", "arrival"}, {"drive", "woken"}, {"seed", 0u},
+    const nlohmann::json on_a = {{"walk", "arrival"},
+                                 {"drive", "woken"},
+                                 {"seed", 0u},
                                  {"steps", {{"land", 0u, 1u, 0u}, {"serve", 0u, 0u, 0u}}}};
     nlohmann::json on_b = on_a;
     on_b["steps"] = {{"land", 1u, 1u, 0u}, {"serve", 1u, 0u, 0u}};
@@ -113,9 +115,13 @@ TEST_CASE("two cases the same up to a declared symmetry give one visit") {
     const Suite& group = suite_named("group");
     const nlohmann::json frame{{"way", "frame"}, {"batch", 1u}, {"end", nullptr}, {"skip", 0u}};
     const nlohmann::json mixed{{"way", "mixed"}, {"batch", 1u}, {"end", nullptr}, {"skip", 0u}};
-    const nlohmann::json first = {{"readers", {frame, mixed}}, {"drive", "inline"}, {"seed", 0u},
+    const nlohmann::json first = {{"readers", {frame, mixed}},
+                                  {"drive", "inline"},
+                                  {"seed", 0u},
                                   {"steps", {{"poke", 0u, 0u}, {"frame", 0u, 1u}}}};
-    const nlohmann::json second = {{"readers", {mixed, frame}}, {"drive", "inline"}, {"seed", 0u},
+    const nlohmann::json second = {{"readers", {mixed, frame}},
+                                   {"drive", "inline"},
+                                   {"seed", 0u},
                                    {"steps", {{"poke", 1u, 0u}, {"frame", 0u, 1u}}}};
     REQUIRE(find_small_case(group, first));
     REQUIRE(find_small_case(group, second));
@@ -142,13 +148,15 @@ TEST_CASE("a small case's index is the same case for every --ops and every way o
     }
     // The first case of all: the first shape's first step.
     CHECK(small_case(suite_named("gate"), 1, 0)->to_json() ==
-          nlohmann::json({{"mode", "idle"}, {"drive", "woken"}, {"seed", 0u}, {"steps", nlohmann::json::array({nlohmann::json::array({"write", 0u})})}}));
+          nlohmann::json({{"mode", "idle"},
+                          {"drive", "woken"},
+                          {"seed", 0u},
+                          {"steps", nlohmann::json::array({nlohmann::json::array({"write", 0u})})}}));
     CHECK_THROWS_AS(static_cast<void>(small_case(suite_named("gate"), 1, 60)), std::invalid_argument);
     // A visit that says stop stops.
     std::uint64_t seen = 0;
-    const SmallScopeTotals stopped = for_each_small_case(suite_named("gate"), 2, [&](const Case&, std::uint64_t) {
-        return ++seen < 5;
-    });
+    const SmallScopeTotals stopped =
+        for_each_small_case(suite_named("gate"), 2, [&](const Case&, std::uint64_t) { return ++seen < 5; });
     CHECK(seen == 5);
     CHECK(stopped.visited == 5);
 }
@@ -182,7 +190,8 @@ TEST_CASE("the corpus's short failures are small cases") {
         CHECK(least->visited_as == place->visited_as);
     }
     // One outside: a reader that skips to 1 is not among the group's small readers.
-    CHECK_FALSE(find_small_case(suite_named("group"), corpus_case("group_a_follower_ends_on_the_copy_it_recovered_to.json")));
+    CHECK_FALSE(
+        find_small_case(suite_named("group"), corpus_case("group_a_follower_ends_on_the_copy_it_recovered_to.json")));
 }
 
 TEST_CASE("every suite's scope is closed under its renamings, and --ops is bounded") {
