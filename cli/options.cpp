@@ -63,7 +63,8 @@ void check_timed_options(const SweepOptions& options, const Flags& flags) {
 // What a sweep of the small cases (--ops) cannot be combined with: its cases are the
 // scope's, not drawn from a mix.
 void check_small_sweep_options(const Flags& flags) {
-    for (const char* setting : {"cases", "mix", "duration", "resume", "site-hits", "known-buckets"})
+    for (const char* setting :
+         {"cases", "mix", "duration", "resume", "site-hits", "known-buckets", "recheck", "shrink-seconds"})
         if (flags.value(setting)) throw UsageError(std::string("--ops runs every small case once: drop --") + setting);
     if (flags.has("shrink")) throw UsageError("--ops runs small cases already: drop --shrink");
 }
