@@ -23,7 +23,7 @@ public:
     SmallTally(const Program& program, const SweepOptions& options, const properties::Suite& suite)
         : program_(program), options_(options), suite_(suite) {}
 
-    // Every small case for every seed on this shard; false once a failure stops it.
+    // Every small case for every seed on this shard, until a failure (unless --keep-going).
     void run_all() {
         const properties::SmallScopeTotals scope = properties::count_small_cases(suite_, *options_.ops);
         totals_ = scope;
@@ -38,7 +38,7 @@ public:
                                                 if (ordinal++ % options_.shard.total != options_.shard.index)
                                                     return true;
                                                 going = run_one(value, index, seed) || options_.keep_going;
-                                                progress.advance(run_, failures_.size());
+                                                progress.advance(run_);
                                                 return going;
                                             });
             if (seed == options_.seeds.last) break;
