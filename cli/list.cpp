@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "properties/small_scope.hpp"
 #include "properties/suite.hpp"
 #include "util/mutation.hpp"
 
@@ -48,10 +49,46 @@ void list_suites(const ListOptions& options, bool alone) {
     }
 }
 
+// How many small cases each suite has for --ops 1 to N; with --json, every visited case
+// too (index and stored JSON), written as it is found, since there may be millions.
+void list_small_cases(const ListOptions& options) {
+    for (const properties::Suite* suite : options.small_suites) {
+        const std::string name(suite->name());
+        if (!suite->small_scope()) throw UsageError("suite " + name + " declares no small scope");
+        if (!options.json) {
+            for (int ops = 1; ops <= options.ops; ++ops) {
+                const properties::SmallScopeTotals totals = properties::count_small_cases(*suite, ops);
+                std::printf("%-8s --ops %d: %llu cases, %llu symmetric, %llu to run\n", name.c_str(), ops,
+                            static_cast<unsigned long long>(totals.enumerated),
+                            static_cast<unsigned long long>(totals.symmetric),
+                            static_cast<unsigned long long>(totals.visited));
+            }
+            continue;
+        }
+        std::printf("{\"suite\": \"%s\", \"ops\": %d, \"cases\": [", name.c_str(), options.ops);
+        bool first = true;
+        const properties::SmallScopeTotals totals = properties::for_each_small_case(
+            *suite, options.ops, [&](const properties::Case& value, std::uint64_t index) {
+                std::printf("%s\n {\"index\": %llu, \"case\": %s}", first ? "" : ",",
+                            static_cast<unsigned long long>(index), value.to_json().dump().c_str());
+                first = false;
+                return true;
+            });
+        std::printf("],\n \"enumerated\": %llu, \"symmetric\": %llu, \"visited\": %llu}\n",
+                    static_cast<unsigned long long>(totals.enumerated),
+                    static_cast<unsigned long long>(totals.symmetric), static_cast<unsigned long long>(totals.visited));
+    }
+    std::fflush(stdout);
+}
+
 }  // namespace
 
 int list(const Program&, const std::vector<std::string>& arguments) {
     const ListOptions options = parse_list_options(arguments);
+    if (options.small_cases) {
+        list_small_cases(options);
+        return 0;
+    }
     if (options.suites) list_suites(options, !options.strategies && !options.sites);
     if (options.strategies) {
         std::printf(

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <sstream>
 
+#include "properties/small_scope.hpp"
+
 namespace moq::cli {
 
 namespace {
@@ -58,15 +60,34 @@ void check_timed_options(const SweepOptions& options, const Flags& flags) {
                          " is set)");
 }
 
+// What a sweep of the small cases (--ops) cannot be combined with: its cases are the
+// scope's, not drawn from a mix.
+void check_small_sweep_options(const Flags& flags) {
+    for (const char* setting :
+         {"cases", "mix", "duration", "resume", "site-hits", "known-buckets", "recheck", "shrink-seconds"})
+        if (flags.value(setting)) throw UsageError(std::string("--ops runs every small case once: drop --") + setting);
+    if (flags.has("shrink")) throw UsageError("--ops runs small cases already: drop --shrink");
+}
+
 }  // namespace
+
+int parse_small_ops(std::string_view text) {
+    const std::uint64_t ops = parse_count(text, "--ops", properties::max_small_ops);
+    if (ops == 0) throw UsageError("--ops must be 1 to " + std::to_string(properties::max_small_ops) + ", not 0");
+    return static_cast<int>(ops);
+}
 
 SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, const Environment& variables) {
     const Flags flags(arguments,
                       {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits", "duration",
-                       "resume", "max-failures", "shrink-seconds", "recheck", "known-buckets"},
+                       "resume", "max-failures", "shrink-seconds", "recheck", "known-buckets", "ops"},
                       {"keep-going", "shrink"});
     refuse_positional(flags, "sweep");
     SweepOptions options;
+    if (auto text = flags.value("ops")) {
+        check_small_sweep_options(flags);
+        options.ops = parse_small_ops(*text);
+    }
     options.resume_path = flags.value("resume");
     if (auto text = flags.value("duration")) options.duration_seconds = parse_duration(*text, "--duration");
     // A resumed sweep's seeds and counts are its file's: the environment's defaults do not apply.
@@ -141,7 +162,8 @@ TraceDiffOptions parse_trace_diff_options(const std::vector<std::string>& argume
 
 ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
     const Flags flags(
-        arguments, {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "trace-format", "save", "timeline"},
+        arguments,
+        {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "trace-format", "save", "timeline", "ops"},
         {"shrink"});
     ReplayOptions options;
     options.mutant = flags.value("mutant");
@@ -155,8 +177,9 @@ ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
     options.timeline_path = flags.value("timeline");
     options.shrink = flags.has("shrink");
     if (flags.positional().size() == 1) {
-        if (flags.value("suite") || flags.value("seed") || flags.value("case") || flags.value("mix"))
-            throw UsageError("replay takes a corpus file or --suite/--seed/--case/--mix, not both");
+        if (flags.value("suite") || flags.value("seed") || flags.value("case") || flags.value("mix") ||
+            flags.value("ops"))
+            throw UsageError("replay takes a corpus file or --suite/--seed/--case/--mix/--ops, not both");
         options.file = flags.positional().front();
     } else if (flags.positional().empty()) {
         const auto name = flags.value("suite");
@@ -165,8 +188,17 @@ ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
         if (!options.suite) throw UsageError("unknown suite '" + *name + "' (moqsim list names them)");
         const auto seed_text = flags.value("seed");
         const auto case_text = flags.value("case");
-        if (!seed_text || !case_text) throw UsageError("replay needs --seed and --case with --suite");
-        options.seed = parse_count(*seed_text, "--seed", UINT64_MAX);
+        if (auto ops = flags.value("ops")) {
+            // A small case: its seed picks the schedule, 1 as a sweep's unless given.
+            if (flags.value("mix")) throw UsageError("a small case (--ops) is drawn from no mix: drop --mix");
+            options.ops = parse_small_ops(*ops);
+            if (!case_text) throw UsageError("replay needs --case with --suite and --ops");
+            options.seed = seed_text ? parse_count(*seed_text, "--seed", UINT64_MAX) : 1;
+        } else if (!seed_text || !case_text) {
+            throw UsageError("replay needs --seed and --case with --suite");
+        } else {
+            options.seed = parse_count(*seed_text, "--seed", UINT64_MAX);
+        }
         options.index = parse_count(*case_text, "--case", UINT64_MAX);
         options.mix = parse_mix_name(flags.value("mix").value_or("fixed"));
     } else {
@@ -191,13 +223,34 @@ MergeOptions parse_merge_options(const std::vector<std::string>& arguments) {
 }
 
 ListOptions parse_list_options(const std::vector<std::string>& arguments) {
-    const Flags flags(arguments, {}, {"suites", "strategies", "sites", "json"});
+    const Flags flags(arguments, {"suite", "ops"}, {"suites", "strategies", "sites", "json", "small-cases"});
     refuse_positional(flags, "list");
-    ListOptions options{flags.has("suites"), flags.has("strategies"), flags.has("sites"), flags.has("json")};
+    ListOptions options;
+    options.suites = flags.has("suites");
+    options.strategies = flags.has("strategies");
+    options.sites = flags.has("sites");
+    options.json = flags.has("json");
+    if (flags.has("small-cases")) {
+        if (options.suites || options.strategies || options.sites)
+            throw UsageError(
+                "list --small-cases prints the small cases alone: not with --suites, --strategies or --sites");
+        const auto ops = flags.value("ops");
+        if (!ops)
+            throw UsageError("list --small-cases needs --ops N (1 to " + std::to_string(properties::max_small_ops) +
+                             ")");
+        options.small_cases = true;
+        options.ops = parse_small_ops(*ops);
+        options.small_suites = chosen_suites(flags.value("suite").value_or("all"));
+        return options;
+    }
+    if (flags.value("suite") || flags.value("ops")) throw UsageError("--suite and --ops go with list --small-cases");
     if (options.json && (options.strategies || options.sites))
         throw UsageError("list --json prints the suites alone: not with --strategies or --sites");
     if (options.json) options.suites = true;
-    if (!options.suites && !options.strategies && !options.sites) options = ListOptions{true, true, true, false};
+    if (!options.suites && !options.strategies && !options.sites) {
+        options.suites = options.strategies = options.sites = true;
+        options.json = false;
+    }
     return options;
 }
 

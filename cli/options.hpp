@@ -55,6 +55,9 @@ struct SweepOptions {
     // The settings the command line named (suite, cases, strategy, mix, mutant): with
     // --resume each must agree with the file's.
     std::vector<std::string> named;
+    // --ops N: every small case of up to N operations (properties/small_scope.hpp) once,
+    // for each seed, instead of the generated cases.
+    std::optional<int> ops;
 };
 // --seeds or MOQ_SEED, --cases or MOQ_<SUITE>_CASES, and the shard from `variables`.
 // With --resume the environment's seeds and case counts are not read.
@@ -70,8 +73,12 @@ TraceFormat parse_trace_format(std::string_view text);
 // the trace goes to standard output (`-`) and that is a terminal, JSON lines otherwise.
 TraceFormat trace_format_for(const std::optional<TraceFormat>& asked, const std::string& path, bool stdout_is_terminal);
 
+// --ops N: a small case's number of operations, 1 to properties::max_small_ops.
+int parse_small_ops(std::string_view text);
+
 struct ReplayOptions {
     std::optional<std::string> file;  // a corpus file; otherwise suite, seed, index and mix
+    std::optional<int> ops;           // with --ops N, index is a small case's (seed: the schedule's)
     const properties::Suite* suite = nullptr;
     std::uint64_t seed = 0;
     std::uint64_t index = 0;
@@ -110,9 +117,13 @@ struct ListOptions {
     bool strategies = false;
     bool sites = false;
     bool json = false;  // the suites' command tables as JSON (with --suites, or alone)
+    // --small-cases --suite S --ops N: how many small cases S has (with --json, the cases too).
+    bool small_cases = false;
+    std::vector<const properties::Suite*> small_suites;
+    int ops = 0;
 };
-// None named: all three, for a reader. --suites alone: one suite name a line; --json: the
-// suites as data (not with --strategies or --sites).
+// None named: all three, for a reader. --small-cases: the small cases' counts alone. --suites alone: one suite name a
+// line; --json: the suites as data (not with --strategies or --sites).
 ListOptions parse_list_options(const std::vector<std::string>& arguments);
 
 }  // namespace moq::cli

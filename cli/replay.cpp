@@ -17,6 +17,7 @@
 #include "cli/output.hpp"
 #include "cli/shrink.hpp"
 #include "cli/timeline.hpp"
+#include "properties/small_scope.hpp"
 #include "properties/suite.hpp"
 #include "sim/trace_text.hpp"
 
@@ -71,6 +72,16 @@ struct ChosenCase {
     std::string label;
 };
 
+// Small case `index` (properties/small_scope.hpp) as a sweep with `seed` runs it.
+std::unique_ptr<properties::Case> small_case_with_seed(const properties::Suite& suite, int ops, std::uint64_t index,
+                                                       std::uint64_t seed) {
+    try {
+        return properties::with_seed(suite, *properties::small_case(suite, ops, index), seed);
+    } catch (const std::invalid_argument& error) {
+        throw UsageError(error.what());
+    }
+}
+
 ChosenCase choose_case(const ReplayOptions& options) {
     ChosenCase chosen;
     if (options.file) {
@@ -80,6 +91,14 @@ ChosenCase choose_case(const ReplayOptions& options) {
         chosen.strategy = stored.strategy;
         chosen.origin = stored.origin;
         chosen.label = *options.file;
+    } else if (options.ops) {
+        chosen.suite = options.suite;
+        chosen.origin.seed = options.seed;
+        chosen.origin.index = options.index;
+        chosen.origin.mutant = options.mutant;
+        chosen.value = small_case_with_seed(*options.suite, *options.ops, options.index, options.seed);
+        chosen.label = std::string(chosen.suite->name()) + " small case " + std::to_string(options.index) +
+                       " of --ops " + std::to_string(*options.ops) + ", seed " + std::to_string(options.seed);
     } else {
         chosen.suite = options.suite;
         chosen.origin.seed = options.seed;

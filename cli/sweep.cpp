@@ -13,6 +13,7 @@
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "cli/site_hits.hpp"
+#include "cli/small_sweep.hpp"
 #include "cli/suite_tally.hpp"
 #include "cli/sweep_result.hpp"
 #include "cli/timed_sweep.hpp"
@@ -176,6 +177,10 @@ int sweep(const Program& program, const std::vector<std::string>& arguments) {
     if (options.json_path) {
         check_writable(*options.json_path, "--json");
         check_bucket_case_folder(*options.json_path);
+    }
+    if (options.ops) {
+        acknowledge_shard();
+        return small_sweep(program, options);
     }
     if (options.json_path && options.site_hits_path)
         check_different_files("--json", *options.json_path, "--site-hits", *options.site_hits_path);

@@ -11,6 +11,7 @@
 
 #include "properties/commands.hpp"
 #include "properties/drive.hpp"
+#include "properties/small_scope.hpp"
 #include "properties/suite.hpp"
 #include "sim/trace.hpp"
 
@@ -115,6 +116,22 @@ const Suite& buggy_counter_suite() {
     return suite;
 }
 
+// The buggy counter with a small scope declared (properties/scope.hpp): adds of 0 to 3
+// and the reset, in one shape with nothing but steps; no symmetry.
+struct ScopedCounterTraits : CounterTraits<true> {
+    static SmallScope small_scope() {
+        std::vector<nlohmann::json> steps;
+        for (unsigned amount = 0; amount < 4; ++amount) steps.push_back(nlohmann::json::array({"add", amount}));
+        steps.push_back(nlohmann::json::array({"reset", 0u}));
+        return SmallScope{{ScopeShape{nlohmann::json::object(), steps}}, {}};
+    }
+};
+
+const Suite& scoped_counter_suite() {
+    static const TypedSuite<CounterCase, ScopedCounterTraits> suite{"scoped", "the buggy counter, small scope", 100};
+    return suite;
+}
+
 // The smallest failing case the shrinker reaches from `value`, as the sweep shrinks.
 std::unique_ptr<Case> shrunk(const Case& value) {
     const auto fails = [](const Case& candidate) { return !candidate.run(RunSettings{}).ok; };
@@ -174,4 +191,17 @@ TEST_CASE("a_swarm_case_keeps_every_operation_its_table_says_it_may_not_drop") {
     }
     // The swarm does drop the kind it may: some cases have no adds at all.
     CHECK(without_adds > 0);
+}
+
+TEST_CASE("an_example_suite_with_a_small_scope_fails_in_it_and_one_without_has_none") {
+    std::vector<nlohmann::json> failing;
+    const SmallScopeTotals totals =
+        for_each_small_case(scoped_counter_suite(), 1, [&](const Case& value, std::uint64_t) {
+            if (!value.run(RunSettings{}).ok) failing.push_back(value.to_json());
+            return true;
+        });
+    CHECK(totals.visited == 5);
+    REQUIRE(failing.size() == 1);
+    CHECK(failing[0] == nlohmann::json::parse(R"({"steps": [["add", 3]]})"));
+    CHECK_THROWS_AS(static_cast<void>(count_small_cases(counter_suite(), 1)), std::invalid_argument);
 }

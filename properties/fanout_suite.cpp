@@ -19,6 +19,7 @@
 #include "programs/fanout.hpp"
 #include "properties/commands.hpp"
 #include "properties/drive.hpp"
+#include "properties/scope.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
@@ -283,8 +284,25 @@ void drive(const FanoutCase& value, World& world, sim::Task& task) {
     }
 }
 
+// The small scope (properties/scope.hpp): one or two viewers, one or two groups allowed
+// at a time, priorities 0-3 (which also pick the viewer), finishing or not, the default
+// drive and inline, seed 0. No symmetry: a priority names its viewer.
+SmallScope fanout_scope() {
+    SmallScope scope;
+    std::vector<nlohmann::json> steps{{"allow", 1}, {"allow", 2}, {"idle", 0}};
+    for (int priority = 0; priority < 4; ++priority) steps.push_back({"prefer", priority});
+    for (const nlohmann::json& settings :
+         every_combination({{1, 2}, {true, false}, {"woken", "inline"}}, [](const auto& chosen) {
+             return nlohmann::json{{"viewers", chosen[0]}, {"finish", chosen[1]}, {"drive", chosen[2]}, {"seed", 0}};
+         }))
+        scope.shapes.push_back({settings, steps});
+    return scope;
+}
+
 struct Traits {
     using Commands = moq::properties::Commands;
+
+    static SmallScope small_scope() { return fanout_scope(); }
 
     static rc::Gen<FanoutCase> generator(Mix mix) {
         return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {

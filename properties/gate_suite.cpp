@@ -26,6 +26,7 @@
 #include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
+#include "properties/scope.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
@@ -276,8 +277,26 @@ private:
     IdleChecks checks_;
 };
 
+// The small scope (properties/scope.hpp): values 0 and 1 (the watched value starts at
+// 0), every mode, the default drive and inline, seed 0. No symmetry: 0 is the start.
+SmallScope gate_scope() {
+    SmallScope scope;
+    std::vector<nlohmann::json> steps;
+    for (const char* name : {"write", "quiet", "target"})
+        for (int value : {0, 1}) steps.push_back({name, value});
+    for (const char* name : {"notify", "poke", "yield", "wait"}) steps.push_back({name, 0});
+    for (const nlohmann::json& settings :
+         every_combination({{"idle", "gated1", "gated2"}, {"woken", "inline"}}, [](const auto& chosen) {
+             return nlohmann::json{{"mode", chosen[0]}, {"drive", chosen[1]}, {"seed", 0}};
+         }))
+        scope.shapes.push_back({settings, steps});
+    return scope;
+}
+
 struct Traits {
     using Commands = moq::properties::Commands;
+
+    static SmallScope small_scope() { return gate_scope(); }
 
     static rc::Gen<GateCase> generator(Mix mix) {
         return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {

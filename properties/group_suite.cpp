@@ -31,6 +31,7 @@
 #include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
+#include "properties/scope.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
@@ -803,8 +804,60 @@ ReaderSpec parse_reader(const nlohmann::json& json) {
     return spec;
 }
 
+// The small scope (properties/scope.hpp): one reader (mixed, or following the route),
+// two (frame and mixed), or the three followers of the G4 failure the long sweeps found
+// (mixed to 2, chunks to 1, mixed to 1); the readers' changes to index 1, budgets and
+// expiries of 10 ms, sizes of 1, the first error of each list; the default drive and
+// inline; no limits; seed 0. Symmetry: renaming the readers (docs/TESTING.md), so every
+// order of a set of readers is listed and all but one skipped.
+SmallScope group_scope() {
+    const auto reader = [](const char* way, std::optional<int> end, bool follows) {
+        nlohmann::json spec{
+            {"way", way}, {"batch", 1}, {"end", end ? nlohmann::json(*end) : nlohmann::json()}, {"skip", 0}};
+        if (follows) spec["follows"] = true;
+        return spec;
+    };
+    std::vector<std::vector<nlohmann::json>> sets{{reader("mixed", std::nullopt, false)}, {reader("mixed", 2, true)}};
+    std::vector<nlohmann::json> two{reader("frame", std::nullopt, false), reader("mixed", std::nullopt, false)};
+    std::vector<nlohmann::json> three{reader("mixed", 2, true), reader("chunks", 1, true), reader("mixed", 1, true)};
+    for (std::vector<nlohmann::json>* several : {&two, &three}) {
+        std::vector<std::size_t> order(several->size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        do {
+            sets.emplace_back();
+            for (const std::size_t i : order) sets.back().push_back((*several)[i]);
+        } while (std::next_permutation(order.begin(), order.end()));
+    }
+    SmallScope scope;
+    for (const char* drive : {"woken", "inline"})
+        for (const auto& readers : sets) {
+            std::vector<nlohmann::json> steps;
+            for (const char* name : {"frame", "start", "chunk", "open"}) steps.push_back({name, 0, 1});
+            for (const char* name :
+                 {"end", "finish", "abort", "yield", "advance", "drop", "serve", "fail", "end_route"})
+                steps.push_back({name, 0, 0});
+            for (int r = 0; r < static_cast<int>(readers.size()); ++r) {
+                for (const char* name : {"cap", "skip"}) steps.push_back({name, r, 1});
+                for (const char* name : {"range", "poke", "expire", "budget", "follow"}) steps.push_back({name, r, 0});
+            }
+            scope.shapes.push_back({nlohmann::json{{"readers", readers}, {"drive", drive}, {"seed", 0}}, steps});
+        }
+    scope.renamings.push_back(Renaming{"reader",
+                                       [](const nlohmann::json& settings) { return settings["readers"].size(); },
+                                       [](nlohmann::json& value, const std::vector<std::size_t>& to) {
+                                           nlohmann::json readers = value["readers"];
+                                           for (std::size_t i = 0; i < to.size(); ++i)
+                                               readers[to[i]] = value["readers"][i];
+                                           value["readers"] = readers;
+                                           rename_argument(value["steps"], Commands::operations(), "reader", 1, to);
+                                       }});
+    return scope;
+}
+
 struct Traits {
     using Commands = moq::properties::Commands;
+
+    static SmallScope small_scope() { return group_scope(); }
 
     static rc::Gen<GroupCase> generator(Mix mix) {
         return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {

@@ -22,6 +22,7 @@
 #include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/mailbox.hpp"
+#include "properties/scope.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
@@ -561,8 +562,41 @@ void check_efficiency(World& world, const sim::TaskStats& stats) {
                    std::to_string(world.walks) + " walks");
 }
 
+// The small scope (properties/scope.hpp): copies A and B, groups 0-3, a range from 0 or
+// 1 to none or 0, skips to 1 and 2, both walks, the default drive and inline, the
+// reader's default knobs, seed 0. Symmetry: renaming the copies (docs/TESTING.md).
+SmallScope resume_scope() {
+    SmallScope scope;
+    std::vector<nlohmann::json> steps;
+    for (const char* name : {"land", "drop"})
+        for (int copy : {0, 1})
+            for (int sequence = 0; sequence < 4; ++sequence) steps.push_back({name, copy, sequence, 0});
+    for (int copy : {0, 1}) {
+        for (int sequence : {0, 1}) steps.push_back({"open", copy, sequence, 0});
+        for (const char* name : {"serve", "finish", "kill", "drop_taken"}) steps.push_back({name, copy, 0, 0});
+    }
+    for (int start : {0, 1})
+        for (int end : {0, 1}) steps.push_back({"range", 0, start, end});
+    for (int extra : {0, 1}) steps.push_back({"update", 0, 0, extra});
+    steps.push_back({"advance", 0, 0, 1});
+    for (int floor : {1, 2}) steps.push_back({"skip", 0, floor, 0});
+    for (const char* name : {"park", "end_clean", "end_error", "poke", "read_on"}) steps.push_back({name, 0, 0, 0});
+    for (const nlohmann::json& settings :
+         every_combination({{"arrival", "sequence"}, {"woken", "inline"}}, [](const auto& chosen) {
+             return nlohmann::json{{"walk", chosen[0]}, {"drive", chosen[1]}, {"seed", 0}};
+         }))
+        scope.shapes.push_back({settings, steps});
+    scope.renamings.push_back(Renaming{"copy", [](const nlohmann::json&) { return std::size_t{2}; },
+                                       [](nlohmann::json& value, const std::vector<std::size_t>& to) {
+                                           rename_argument(value["steps"], Commands::operations(), "copy", 1, to);
+                                       }});
+    return scope;
+}
+
 struct Traits {
     using Commands = moq::properties::Commands;
+
+    static SmallScope small_scope() { return resume_scope(); }
 
     static rc::Gen<ResumeCase> generator(Mix mix) {
         return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "properties/operation.hpp"
+#include "properties/scope.hpp"
 #include "properties/swarm.hpp"
 
 #include "sim/strategy.hpp"
@@ -66,6 +67,8 @@ public:
     [[nodiscard]] virtual std::vector<std::string> operation_kinds(const Case& value) const;
     // The suite's command table as data (properties/commands.hpp), in its order.
     [[nodiscard]] virtual std::vector<Operation> operations() const = 0;
+    // The small cases the suite declares (properties/scope.hpp), if it declares any.
+    [[nodiscard]] virtual std::optional<SmallScope> small_scope() const { return std::nullopt; }
 };
 
 // Every suite, in the order of the list `suite_names` in properties/meson.build (the
@@ -89,6 +92,8 @@ int case_size(std::uint64_t index);
 //   static std::string describe(const V&);
 // and, if its JSON steps are not `[name, ...]` arrays:
 //   static std::vector<std::string> operation_kinds(const V&);
+// and, for `moqsim sweep --ops N` (properties/scope.hpp):
+//   static SmallScope small_scope();
 template <class V, class Traits>
 class TypedCase final : public Case {
 public:
@@ -139,6 +144,12 @@ public:
         return Suite::operation_kinds(value);
     }
     [[nodiscard]] std::vector<Operation> operations() const override { return Traits::Commands::operations(); }
+    [[nodiscard]] std::optional<SmallScope> small_scope() const override {
+        if constexpr (requires { Traits::small_scope(); })
+            return Traits::small_scope();
+        else
+            return std::nullopt;
+    }
 
 private:
     std::string_view name_;

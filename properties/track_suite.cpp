@@ -25,6 +25,7 @@
 #include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/poll_checks.hpp"
+#include "properties/scope.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
@@ -394,8 +395,31 @@ private:
     IdleChecks checks_;
 };
 
+// The small scope (properties/scope.hpp): sequences 0-3, one or two groups back, floors
+// 0 and 2, both walks, holding or not, the default drive, inline and fresh (the drive of
+// the corpus's track failures), seed 0. No symmetry: a shift of every sequence moves
+// them against the cursor's start.
+SmallScope track_scope() {
+    SmallScope scope;
+    std::vector<nlohmann::json> steps;
+    for (const char* name : {"create", "finish_at", "raise"})
+        for (int sequence = 0; sequence < 4; ++sequence) steps.push_back({name, sequence});
+    for (int back : {0, 1}) steps.push_back({"abort_group", back});
+    for (const char* name : {"append", "finish", "abort", "drop", "skip", "poke", "yield", "advance"})
+        steps.push_back({name, 0});
+    for (const nlohmann::json& settings : every_combination(
+             {{"arrival", "sequence"}, {0, 2}, {false, true}, {"woken", "inline", "fresh"}}, [](const auto& chosen) {
+                 return nlohmann::json{
+                     {"walk", chosen[0]}, {"floor", chosen[1]}, {"hold", chosen[2]}, {"drive", chosen[3]}, {"seed", 0}};
+             }))
+        scope.shapes.push_back({settings, steps});
+    return scope;
+}
+
 struct Traits {
     using Commands = moq::properties::Commands;
+
+    static SmallScope small_scope() { return track_scope(); }
 
     static rc::Gen<TrackCase> generator(Mix mix) {
         return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {

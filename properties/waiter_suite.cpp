@@ -16,6 +16,7 @@
 #include "oracle/waiter_model.hpp"
 #include "properties/case_json.hpp"
 #include "properties/commands.hpp"
+#include "properties/scope.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/trace.hpp"
@@ -255,8 +256,27 @@ std::string describe_step(const Step& step) {
     return name + "(" + std::to_string(step.list) + ")";
 }
 
+// The small scope (properties/scope.hpp): two waiters and two lists. No symmetry: a
+// waiter is named by its creation, and move takes a list to the next one.
+SmallScope waiter_scope() {
+    std::vector<nlohmann::json> steps;
+    const auto step = [](const char* op, int waiter, int list) {
+        return nlohmann::json{{"op", op}, {"waiter", waiter}, {"list", list}};
+    };
+    steps.push_back(step("create", 0, 0));
+    for (const char* op : {"register", "clone"})
+        for (int waiter : {0, 1})
+            for (int list : {0, 1}) steps.push_back(step(op, waiter, list));
+    for (int waiter : {0, 1}) steps.push_back(step("drop", waiter, 0));
+    for (const char* op : {"take", "wake", "move"})
+        for (int list : {0, 1}) steps.push_back(step(op, 0, list));
+    return SmallScope{{ScopeShape{nlohmann::json::object(), steps}}, {}};
+}
+
 struct Traits {
     using Commands = moq::properties::Commands;
+
+    static SmallScope small_scope() { return waiter_scope(); }
 
     static rc::Gen<WaiterCase> generator(Mix mix) {
         return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {

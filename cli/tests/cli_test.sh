@@ -265,5 +265,26 @@ ok = (r['format'] == 'moqsim-site-hits' and waiter['suite'] == 'waiter' and resu
 sys.exit(0 if ok else 1)"
 fi
 
+# The small cases (--ops): the sweep's totals agree with list --small-cases, and a case's
+# replay is the case the listing gives at that index.
+run_status 0 sweep --suite resume,gate --ops 2 --json "$work/small.json"
+check "sweep --ops 2 runs every resume case but the symmetric ones" python3 -c "
+import json, sys
+resume, gate = json.load(open('$work/small.json'))['suites']
+ok = (resume['enumerated'] == 7224 and resume['symmetric'] == 3192 and resume['run'] == 4032
+      and resume['failed'] == 0 and gate['run'] == gate['enumerated'] == 660)
+sys.exit(0 if ok else 1)"
+check "list --small-cases counts what the sweep ran" bash -c "'$moqsim' list --small-cases --suite resume --ops 2 |
+    grep -qx 'resume   --ops 2: 7224 cases, 3192 symmetric, 4032 to run'"
+"$moqsim" list --small-cases --suite gate --ops 2 --json >"$work/small_cases.json"
+run_status 0 replay --suite gate --ops 2 --case 321 --seed 0
+check "replay --ops --case runs the case the listing has at that index" python3 -c "
+import json, sys
+listed = {c['index']: c['case'] for c in json.load(open('$work/small_cases.json'))['cases']}
+steps = ' '.join(s[0] + ('(' + str(s[1]) + ')' if s[0] in ('write', 'quiet', 'target') else '') for s in listed[321]['steps'])
+out = open('$work/out').read()
+sys.exit(0 if 'small case 321 of --ops 2, seed 0' in out and steps in out else 1)"
+check "a small sweep refuses --shrink" usage_error sweep --suite gate --ops 2 --shrink
+
 echo "cli: $passed passed, $failed failed"
 ((failed == 0))

@@ -227,7 +227,7 @@ def canaries(root):
     with open(os.path.join(root, "scripts", "canaries.txt"), encoding="utf-8") as listing:
         for line in listing:
             words = line.split()
-            if len(words) == 2 and not words[0].startswith("#"):
+            if len(words) in (2, 4) and not words[0].startswith("#"):
                 sites.add(words[1])
     return sites
 
