@@ -140,9 +140,10 @@ TraceDiffOptions parse_trace_diff_options(const std::vector<std::string>& argume
 }
 
 ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
-    const Flags flags(
-        arguments, {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "trace-format", "save", "timeline"},
-        {"shrink"});
+    const Flags flags(arguments,
+                      {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "trace-format", "save",
+                       "timeline", "decisions"},
+                      {"shrink"});
     ReplayOptions options;
     options.mutant = flags.value("mutant");
     options.trace_path = flags.value("trace");
@@ -154,6 +155,15 @@ ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
     options.save_path = flags.value("save");
     options.timeline_path = flags.value("timeline");
     options.shrink = flags.has("shrink");
+    if (auto decisions = flags.value("decisions")) {
+        if (!flags.positional().empty() || flags.value("suite") || flags.value("seed") || flags.value("case") ||
+            flags.value("mix") || flags.value("strategy"))
+            throw UsageError("replay --decisions FILE takes its case from the file, not from other options");
+        if (options.shrink || options.save_path)
+            throw UsageError("--shrink and --save are not for a decisions file (replay its case without it)");
+        options.decisions_file = *decisions;
+        return options;
+    }
     if (flags.positional().size() == 1) {
         if (flags.value("suite") || flags.value("seed") || flags.value("case") || flags.value("mix"))
             throw UsageError("replay takes a corpus file or --suite/--seed/--case/--mix, not both");
@@ -161,8 +171,7 @@ ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
     } else if (flags.positional().empty()) {
         const auto name = flags.value("suite");
         if (!name) throw UsageError("replay needs --suite, --seed and --case (or a corpus file)");
-        options.suite = properties::find_suite(*name);
-        if (!options.suite) throw UsageError("unknown suite '" + *name + "' (moqsim list names them)");
+        options.suite = parse_suite_name(*name);
         const auto seed_text = flags.value("seed");
         const auto case_text = flags.value("case");
         if (!seed_text || !case_text) throw UsageError("replay needs --seed and --case with --suite");
@@ -173,6 +182,41 @@ ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
         throw UsageError("replay takes at most one corpus file");
     }
     if (auto text = flags.value("strategy")) options.strategy = parse_strategy_name(*text);
+    return options;
+}
+
+const properties::Suite* parse_suite_name(const std::string& name) {
+    const properties::Suite* suite = properties::find_suite(name);
+    if (!suite) throw UsageError("unknown suite '" + name + "' (moqsim list names them)");
+    return suite;
+}
+
+ExploreOptions parse_explore_options(const std::vector<std::string>& arguments) {
+    const Flags flags(arguments, {"suite", "seed", "case", "mix", "bound", "budget", "mutant", "failure"},
+                      {"json", "keep-going", "no-sleep-sets"});
+    if (!flags.positional().empty()) throw UsageError("explore takes no file but --case FILE");
+    ExploreOptions options;
+    const auto name = flags.value("suite");
+    if (!name) throw UsageError("explore needs --suite and --case FILE, or --suite, --seed and --case");
+    options.suite = parse_suite_name(*name);
+    const auto case_text = flags.value("case");
+    if (!case_text) throw UsageError("explore needs --case (a file, or an index with --seed)");
+    if (const auto seed_text = flags.value("seed")) {
+        options.seed = parse_count(*seed_text, "--seed", UINT64_MAX);
+        options.index = parse_count(*case_text, "--case", UINT64_MAX);
+        options.mix = parse_mix_name(flags.value("mix").value_or("fixed"));
+    } else {
+        if (flags.value("mix")) throw UsageError("--mix goes with --seed and --case I");
+        options.case_file = *case_text;
+    }
+    if (const auto bound = flags.value("bound"))
+        options.bound = static_cast<std::uint32_t>(parse_count(*bound, "--bound", max_bound));
+    if (const auto budget = flags.value("budget")) options.budget_seconds = parse_duration(*budget, "--budget");
+    options.sleep_sets = !flags.has("no-sleep-sets");
+    options.keep_going = flags.has("keep-going");
+    options.json = flags.has("json");
+    options.mutant = flags.value("mutant");
+    if (const auto failure = flags.value("failure")) options.failure_path = *failure;
     return options;
 }
 

@@ -71,7 +71,8 @@ TraceFormat parse_trace_format(std::string_view text);
 TraceFormat trace_format_for(const std::optional<TraceFormat>& asked, const std::string& path, bool stdout_is_terminal);
 
 struct ReplayOptions {
-    std::optional<std::string> file;  // a corpus file; otherwise suite, seed, index and mix
+    std::optional<std::string> file;            // a corpus file; otherwise suite, seed, index and mix
+    std::optional<std::string> decisions_file;  // --decisions: an explored schedule (cli/decisions_file.hpp)
     const properties::Suite* suite = nullptr;
     std::uint64_t seed = 0;
     std::uint64_t index = 0;
@@ -85,6 +86,26 @@ struct ReplayOptions {
     bool shrink = false;
 };
 ReplayOptions parse_replay_options(const std::vector<std::string>& arguments);
+
+// explore: one case, from --case FILE or --seed N --case I, every schedule within the bound.
+struct ExploreOptions {
+    const properties::Suite* suite = nullptr;
+    std::optional<std::string> case_file;  // a saved case (corpus/*.json); otherwise seed, index and mix
+    std::uint64_t seed = 0;
+    std::uint64_t index = 0;
+    properties::Mix mix = properties::Mix::fixed;
+    std::uint32_t bound = 2;
+    std::optional<std::uint64_t> budget_seconds;
+    bool sleep_sets = true;  // --no-sleep-sets: the whole tree within the bound
+    bool keep_going = false;
+    bool json = false;  // the totals as JSON on standard output
+    std::optional<std::string> mutant;
+    std::string failure_path = "moqsim-explore-failure.json";  // a failure's decisions file
+};
+inline constexpr std::uint32_t max_bound = 1000;
+ExploreOptions parse_explore_options(const std::vector<std::string>& arguments);
+// explore and replay read a suite's name the same way.
+const properties::Suite* parse_suite_name(const std::string& name);
 
 struct CorpusOptions {
     std::vector<std::string> paths;  // files and folders; corpus/ unless given
