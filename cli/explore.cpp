@@ -75,11 +75,21 @@ nlohmann::json totals_json(const ExploreOptions& options, const ExploredCase& ex
             {"pruned_by_bound", totals.pruned_by_bound},
             {"pruned_by_sleep_sets", totals.pruned_by_sleep},
             {"ended_asleep", totals.sleep_blocked},
+            {"state_caching", options.state_caching},
+            {"pruned_by_state_cache", totals.pruned_by_cache},
+            {"distinct_states", totals.distinct_states},
             {"deepest", totals.deepest},
             {"seconds", totals.seconds},
             {"schedules_per_second", totals.seconds > 0 ? totals.schedules / totals.seconds : 0.0},
             {"failures", failures},
             {"failure_file", state.failures.empty() ? nlohmann::json() : nlohmann::json(options.failure_path)}};
+}
+
+std::string cache_line(const ExploreOptions& options, const sim::ExploreTotals& totals) {
+    if (!options.state_caching) return "state caching off";
+    if (totals.distinct_states == 0) return "no state cached: the suite gives no state digest";
+    return std::to_string(totals.distinct_states) + " distinct states; " + std::to_string(totals.pruned_by_cache) +
+           " points skipped as reached before";
 }
 
 void print_totals(const ExploreOptions& options, const ExploredCase& explored, const sim::ExploreState& state) {
@@ -130,6 +140,7 @@ int explore(const Program& program, const std::vector<std::string>& arguments) {
     sim::ExploreOptions search;
     search.bound = options.bound;
     search.sleep_sets = options.sleep_sets;
+    search.state_caching = options.state_caching;
     search.keep_going = options.keep_going;
     if (options.budget_seconds)
         search.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(*options.budget_seconds);

@@ -193,7 +193,7 @@ const properties::Suite* parse_suite_name(const std::string& name) {
 
 ExploreOptions parse_explore_options(const std::vector<std::string>& arguments) {
     const Flags flags(arguments, {"suite", "seed", "case", "mix", "bound", "budget", "mutant", "failure"},
-                      {"json", "keep-going", "no-sleep-sets"});
+                      {"json", "keep-going", "no-sleep-sets", "no-state-caching"});
     if (!flags.positional().empty()) throw UsageError("explore takes no file but --case FILE");
     ExploreOptions options;
     const auto name = flags.value("suite");
@@ -213,6 +213,7 @@ ExploreOptions parse_explore_options(const std::vector<std::string>& arguments) 
         options.bound = static_cast<std::uint32_t>(parse_count(*bound, "--bound", max_bound));
     if (const auto budget = flags.value("budget")) options.budget_seconds = parse_duration(*budget, "--budget");
     options.sleep_sets = !flags.has("no-sleep-sets");
+    options.state_caching = !flags.has("no-state-caching");
     options.keep_going = flags.has("keep-going");
     options.json = flags.has("json");
     options.mutant = flags.value("mutant");

@@ -96,7 +96,8 @@ struct ExploreOptions {
     properties::Mix mix = properties::Mix::fixed;
     std::uint32_t bound = 2;
     std::optional<std::uint64_t> budget_seconds;
-    bool sleep_sets = true;  // --no-sleep-sets: the whole tree within the bound
+    bool sleep_sets = true;     // --no-sleep-sets: the whole tree within the bound
+    bool state_caching = true;  // --no-state-caching
     bool keep_going = false;
     bool json = false;  // the totals as JSON on standard output
     std::optional<std::string> mutant;

@@ -33,6 +33,10 @@ struct DecisionPoint {
     // The task each choice runs next (pick, preempt), `options` of them; null for the
     // drive's choices and timer ties. Valid during Chooser::choose only.
     const std::uint32_t* tasks = nullptr;
+    // The digest of everything that decides the run's future from here (each task's status
+    // and where it stands, the clock, and the suite's core and model state through
+    // Executor::on_state); only when the chooser wants it and the suite gives its part.
+    std::optional<std::uint64_t> state = std::nullopt;
 };
 
 // The objects a step touched, as its schedule points named them; unknown when it ran
@@ -59,6 +63,8 @@ public:
     virtual std::uint32_t choose(const DecisionPoint& point) = 0;
     // The step since the last choice touches `object` (null: something unknown).
     virtual void touched(const void*) {}
+    // Whether choose() wants DecisionPoint::state (computing it costs a hash of the run).
+    [[nodiscard]] virtual bool wants_state() const { return false; }
 };
 
 // One decision of a recorded run.

@@ -506,6 +506,7 @@ void Executor::step() {
     if (options_.chooser) {
         options_.chooser->touched(slot.resume_object);
         slot.resume_object = nullptr;
+        slot.stopped_at = nullptr;
         last_stepped_ = chosen;
     }
     resume(slot);

@@ -173,6 +173,11 @@ public:
     // every task is parked, so one that could go on has missed a wake already.
     void on_settled(std::function<std::optional<std::string>()> check) { settled_ = std::move(check); }
 
+    // The digest of the suite's part of what decides the run's future: its core objects,
+    // its model, and each task's own progress (which operation a driver is at). With it an
+    // exploration may skip a decision point whose whole state it reached before.
+    void on_state(std::function<std::uint64_t()> digest) { state_digest_ = std::move(digest); }
+
     [[nodiscard]] TaskStats task_stats(std::uint32_t task) const;
     [[nodiscard]] VirtualClock& clock() { return clock_; }
     // The clock has moved and the timers due are still firing: a task polled inline from
@@ -226,6 +231,9 @@ private:
     [[nodiscard]] bool choose_fresh_poll();
     [[nodiscard]] bool choose_clock_jump();
     void deliver_timer_wakes();
+    // The chooser's decision at `point`, with the run's state digest when it wants one.
+    std::uint32_t decide(DecisionPoint point);
+    [[nodiscard]] std::uint64_t state_digest() const;
     // Something no schedule point covers ran since the last decision.
     void touched_unknown() {
         if (options_.chooser) options_.chooser->touched(nullptr);
@@ -275,6 +283,7 @@ private:
     std::vector<detail::WakeTarget*> wake_targets_;  // every one made, each holding a reference
     std::function<std::optional<std::string>()> quiescence_;
     std::function<std::optional<std::string>()> settled_;
+    std::function<std::uint64_t()> state_digest_;
     std::exception_ptr task_error_;
 };
 

@@ -27,7 +27,7 @@ std::uint32_t Executor::choose_pick() {
                               .costly = still_runnable,
                               .where = "pick",
                               .tasks = runnable_.data()};
-    const std::uint32_t choice = options_.chooser->choose(point);
+    const std::uint32_t choice = decide(point);
     MOQ_ASSERT_LT(choice, point.options);
     return runnable_[choice];
 }
@@ -48,7 +48,7 @@ void Executor::choose_preempt(detail::TaskSlot& slot, const char* where, const v
                               .costly = true,
                               .where = where,
                               .tasks = choice_tasks_.data()};
-    const std::uint32_t choice = options_.chooser->choose(point);
+    const std::uint32_t choice = decide(point);
     MOQ_ASSERT_LT(choice, point.options);
     if (choice == 0) {
         options_.chooser->touched(object);
@@ -56,6 +56,7 @@ void Executor::choose_preempt(detail::TaskSlot& slot, const char* where, const v
     }
     forced_next_ = choice_tasks_[choice];
     slot.resume_object = object;
+    slot.stopped_at = where;
     trace_event(Event{.kind = EventKind::preempt, .task = running, .name = where});
     make_runnable(slot);
     suspend(slot);
@@ -72,7 +73,7 @@ void Executor::choose_spurious_poll() {
                               .fallback = 0,
                               .costly = true,
                               .where = "spurious"};
-    const std::uint32_t choice = options_.chooser->choose(point);
+    const std::uint32_t choice = decide(point);
     MOQ_ASSERT_LT(choice, point.options);
     if (choice == 0) return;
     detail::TaskSlot& chosen = *parked_[choice - 1];
@@ -82,12 +83,12 @@ void Executor::choose_spurious_poll() {
 }
 
 bool Executor::choose_fresh_poll() {
-    return options_.chooser->choose(DecisionPoint{
+    return decide(DecisionPoint{
                .kind = DecisionKind::fresh_poll, .options = 2, .fallback = 0, .costly = true, .where = "fresh"}) == 1;
 }
 
 bool Executor::choose_clock_jump() {
-    return options_.chooser->choose(DecisionPoint{
+    return decide(DecisionPoint{
                .kind = DecisionKind::clock_jump, .options = 2, .fallback = 0, .costly = true, .where = "clock"}) == 1;
 }
 
@@ -97,17 +98,40 @@ void Executor::deliver_timer_wakes() {
     while (!held_wakes_.empty()) {
         std::size_t index = 0;
         if (held_wakes_.size() > 1) {
-            index = options_.chooser->choose(DecisionPoint{.kind = DecisionKind::timer_tie,
-                                                           .options = static_cast<std::uint32_t>(held_wakes_.size()),
-                                                           .fallback = 0,
-                                                           .costly = false,
-                                                           .where = "timers"});
+            index = decide(DecisionPoint{.kind = DecisionKind::timer_tie,
+                                         .options = static_cast<std::uint32_t>(held_wakes_.size()),
+                                         .fallback = 0,
+                                         .costly = false,
+                                         .where = "timers"});
             MOQ_ASSERT_LT(index, held_wakes_.size());
         }
         const auto [task, identity] = held_wakes_[index];
         held_wakes_.erase(held_wakes_.begin() + static_cast<std::ptrdiff_t>(index));
         wake(task, identity);
     }
+}
+
+std::uint32_t Executor::decide(DecisionPoint point) {
+    if (state_digest_ && options_.chooser->wants_state()) point.state = state_digest();
+    return options_.chooser->choose(point);
+}
+
+std::uint64_t Executor::state_digest() const {
+    // What the executor holds of the future: each task's status and the point it stands
+    // at, the runnable order (it sets the defaults), the last task run, and the time.
+    std::uint64_t digest = splitmix64_mix(static_cast<std::uint64_t>(now_) ^ 0x5851F42D4C957F2Dull);
+    const auto mix = [&digest](std::uint64_t value) { digest = splitmix64_mix(digest ^ (value + splitmix64_gamma)); };
+    for (const auto& slot : tasks_) {
+        mix(static_cast<std::uint64_t>(slot->state));
+        mix(reinterpret_cast<std::uintptr_t>(slot->resume_object));
+        mix(reinterpret_cast<std::uintptr_t>(slot->stopped_at));
+        mix(slot->woken ? 1 : 0);
+    }
+    for (const std::uint32_t task : runnable_) mix(task);
+    mix(last_stepped_);
+    mix(clock_.next_deadline() ? static_cast<std::uint64_t>(clock_.next_deadline()->since_start.count()) : 0);
+    mix(state_digest_());
+    return digest;
 }
 
 }  // namespace moq::sim

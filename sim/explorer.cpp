@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
+
+#include "sim/random.hpp"
 
 namespace moq::sim {
 
@@ -10,6 +13,8 @@ void ExploreTotals::add(const ExploreTotals& other) {
     pruned_by_bound += other.pruned_by_bound;
     pruned_by_sleep += other.pruned_by_sleep;
     sleep_blocked += other.sleep_blocked;
+    pruned_by_cache += other.pruned_by_cache;
+    distinct_states += other.distinct_states;
     failures += other.failures;
     deepest = std::max(deepest, other.deepest);
     seconds += other.seconds;
@@ -112,6 +117,29 @@ public:
 
     std::vector<Node>& nodes() { return nodes_; }
 
+    // True if `node`'s state was reached before with at least as much of the bound left
+    // (and the same tasks asleep); records it otherwise.
+    bool seen_before(const DecisionPoint& point, const Node& node) {
+        if (!options_.state_caching || !point.state) return false;
+        std::uint64_t key = *point.state;
+        const auto mix = [&key](std::uint64_t value) { key = splitmix64_mix(key ^ (value + splitmix64_gamma)); };
+        mix(static_cast<std::uint64_t>(point.kind));
+        mix(point.options);
+        mix(point.fallback);
+        mix(reinterpret_cast<std::uintptr_t>(point.where));  // where the running task stands
+        std::vector<std::uint32_t> asleep;
+        for (const Sleeper& sleeper : node.sleep) asleep.push_back(sleeper.task);
+        std::sort(asleep.begin(), asleep.end());
+        for (const std::uint32_t task : asleep) mix(task);
+        const std::uint32_t left = options_.bound - node.spent;
+        const auto [known, fresh] = seen_.try_emplace(key, left);
+        if (fresh) return false;
+        if (known->second >= left) return true;
+        known->second = left;
+        return false;
+    }
+    [[nodiscard]] std::size_t states() const { return seen_.size(); }
+
 private:
     [[nodiscard]] bool asleep(const Node& node, std::uint32_t task) const {
         if (!options_.sleep_sets || task == no_task) return false;
@@ -122,6 +150,7 @@ private:
     const ExploreOptions& options_;
     ExploreTotals& totals_;
     std::vector<Node> nodes_;
+    std::unordered_map<std::uint64_t, std::uint32_t> seen_;  // state -> most bound left when reached
 };
 
 // One run's chooser: the path's choices while they last, then new nodes, each taking
@@ -140,6 +169,7 @@ public:
         return choice;
     }
     void touched(const void* object) override { current_.add(object); }
+    [[nodiscard]] bool wants_state() const override { return true; }
 
     // After the run: the last step's footprint.
     void finish() {
@@ -147,7 +177,8 @@ public:
         if (!blocked_ && !recorded_.empty() && recorded_.size() - 1 < nodes.size())
             nodes[recorded_.size() - 1].after = current_;
     }
-    [[nodiscard]] bool blocked() const { return blocked_; }
+    [[nodiscard]] bool ended_asleep() const { return asleep_ != 0; }
+    [[nodiscard]] bool cached() const { return cached_ != 0; }
     [[nodiscard]] std::optional<std::size_t> diverged_at() const { return diverged_at_; }
     [[nodiscard]] std::vector<Decision>& recorded() { return recorded_; }
 
@@ -164,7 +195,13 @@ private:
         // reordering: the run ends on defaults and adds nothing to explore.
         if (blocked_ || diverged_at_) return point.fallback;
         Node node = search_.child(point);
+        if (search_.seen_before(point, node)) {
+            ++cached_;
+            blocked_ = true;  // as below: nothing under this point is new
+            return point.fallback;
+        }
         if (!search_.advance(node)) {
+            ++asleep_;
             blocked_ = true;
             return point.fallback;
         }
@@ -176,7 +213,9 @@ private:
     std::size_t prefix_;
     std::vector<Decision> recorded_;
     Footprint current_;
-    bool blocked_ = false;
+    bool blocked_ = false;  // nothing below the point reached is explored
+    int asleep_ = 0;
+    int cached_ = 0;
     std::optional<std::size_t> diverged_at_;
 };
 
@@ -199,7 +238,8 @@ ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const Expl
             throw std::runtime_error("a run left its prefix at decision " + std::to_string(*at) +
                                      ": the run is not deterministic");
         ++totals.schedules;
-        totals.sleep_blocked += chooser.blocked() ? 1 : 0;
+        totals.sleep_blocked += chooser.ended_asleep() ? 1 : 0;
+        totals.pruned_by_cache += chooser.cached() ? 1 : 0;
         totals.deepest = std::max<std::uint64_t>(totals.deepest, chooser.recorded().size());
         if (!verdict.ok) {
             ++totals.failures;
@@ -213,6 +253,7 @@ ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const Expl
         }
         if (state.ended() || !search.backtrack()) break;
     }
+    totals.distinct_states = search.states();
     totals.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     state.totals.add(totals);
     return totals;

@@ -3,7 +3,8 @@
 // and takes the defaults past it. A preemption bound, as CHESS has it, keeps the tree
 // small: leaving a costly default (a switch away from a task that could still run, a
 // fault the case left open) spends one unit; a switch when a task parks or ends is free.
-// Sleep sets prune schedules that only reorder steps on disjoint objects.
+// Sleep sets prune schedules that only reorder steps on disjoint objects; state caching
+// skips a point whose whole state was explored before.
 #pragma once
 
 #include <chrono>
@@ -23,6 +24,8 @@ struct ExploreTotals {
     std::uint64_t pruned_by_bound = 0;  // choices not taken: they would pass the bound
     std::uint64_t pruned_by_sleep = 0;  // choices not taken: their task was asleep
     std::uint64_t sleep_blocked = 0;    // runs below whose point every choice was asleep
+    std::uint64_t pruned_by_cache = 0;  // points not explored: their state was, with as much bound left
+    std::uint64_t distinct_states = 0;  // states the cache holds (0: the run gives no state)
     std::uint64_t failures = 0;
     std::uint64_t deepest = 0;  // the most decisions one schedule made
     double seconds = 0;
@@ -36,6 +39,9 @@ std::string_view explore_end_name(ExploreEnd end);
 struct ExploreOptions {
     std::uint32_t bound = 2;
     bool sleep_sets = true;
+    // Skip a decision point whose state digest (Executor::on_state) was reached before with
+    // at least as much of the bound left; only where the run gives its state.
+    bool state_caching = true;
     bool keep_going = false;  // run on past failures
     std::optional<std::chrono::steady_clock::time_point> deadline;
     // Called after every schedule, with the totals of the whole exploration so far.

@@ -31,27 +31,35 @@ RunVerdict judged(Executor& executor, const std::function<std::string()>& violat
 
 // Two tasks add one to a counter by reading it, a schedule point, then writing it: the
 // update is lost only when one task is switched away between its read and its write.
-RunVerdict lost_update(Chooser& chooser) {
+// With `with_state`, the program gives its state (the counter and what each task read).
+RunVerdict lost_update(Chooser& chooser, bool with_state = false) {
     Options options;
     options.chooser = &chooser;
     Executor executor(options);
     int counter = 0;
-    for (const char* name : {"a", "b"})
-        executor.spawn(name, [&counter](Task& task) {
-            const int read = counter;
+    int reads[2] = {-1, -1};
+    for (int which = 0; which < 2; ++which)
+        executor.spawn(which == 0 ? "a" : "b", [&counter, &reads, which](Task& task) {
+            reads[which] = counter;
             task.schedule_point("between read and write", &counter);
-            counter = read + 1;
+            counter = reads[which] + 1;
         });
+    if (with_state)
+        executor.on_state(
+            [&] { return std::uint64_t(counter) << 32 | std::uint64_t(reads[0] + 1) << 16 | (reads[1] + 1); });
     return judged(executor, [&counter] {
         return counter == 2 ? std::string() : "lost update: counter " + std::to_string(counter);
     });
 }
 
+RunVerdict lost_update_unstated(Chooser& chooser) { return lost_update(chooser); }
+
 ExploreTotals explore_with(const std::function<RunVerdict(Chooser&)>& run, std::uint32_t bound, bool sleep_sets,
-                           ExploreState& state, bool keep_going = true) {
+                           ExploreState& state, bool keep_going = true, bool caching = true) {
     ExploreOptions options;
     options.bound = bound;
     options.sleep_sets = sleep_sets;
+    options.state_caching = caching;
     options.keep_going = keep_going;
     return explore(run, options, state);
 }
@@ -60,7 +68,8 @@ ExploreTotals explore_with(const std::function<RunVerdict(Chooser&)>& run, std::
 // two steps of each touch one shared object instead, and the run fails when b's come
 // between a's two.
 // `orders` collects the order of the shared steps of every run.
-RunVerdict two_walks(Chooser& chooser, int points, bool shared, std::set<std::string>* orders = nullptr) {
+RunVerdict two_walks(Chooser& chooser, int points, bool shared, std::set<std::string>* orders = nullptr,
+                     bool with_state = false) {
     Options options;
     options.chooser = &chooser;
     Executor executor(options);
@@ -76,6 +85,11 @@ RunVerdict two_walks(Chooser& chooser, int points, bool shared, std::set<std::st
                 ++own[which];
             }
             task.schedule_point("done", &own[which]);
+        });
+    // The state: each task's progress and the order of the shared steps so far.
+    if (with_state)
+        executor.on_state([&] {
+            return std::hash<std::string>{}(order) ^ (std::uint64_t(own[0]) << 40 | std::uint64_t(own[1]) << 48);
         });
     RunVerdict verdict = judged(
         executor, [&order] { return order == "abba" ? std::string("b came between a's steps") : std::string(); });
@@ -93,7 +107,7 @@ TEST_CASE("a_lost_update_needs_one_preemption_and_the_schedules_are_those_counte
     for (std::uint32_t bound = 0; bound < 4; ++bound) {
         CAPTURE(bound);
         ExploreState state;
-        const ExploreTotals totals = explore_with(lost_update, bound, false, state);
+        const ExploreTotals totals = explore_with(lost_update_unstated, bound, false, state);
         CHECK(totals.schedules == expected[bound]);
         CHECK(state.end == moq::sim::ExploreEnd::exhaustive);
         CHECK(totals.failures == (bound == 0 ? 0u : bound == 1 ? 2u : 4u));
@@ -102,7 +116,7 @@ TEST_CASE("a_lost_update_needs_one_preemption_and_the_schedules_are_those_counte
 
 TEST_CASE("the_first_failure_ends_the_exploration_unless_told_to_keep_going") {
     ExploreState state;
-    const ExploreTotals totals = explore_with(lost_update, 1, false, state, false);
+    const ExploreTotals totals = explore_with(lost_update_unstated, 1, false, state, false);
     CHECK(state.end == moq::sim::ExploreEnd::failure);
     REQUIRE(state.failures.size() == 1);
     CHECK(totals.schedules < 4);
@@ -111,11 +125,11 @@ TEST_CASE("the_first_failure_ends_the_exploration_unless_told_to_keep_going") {
 
 TEST_CASE("a_failing_schedule_replays_from_its_decisions_with_the_same_digest") {
     ExploreState state;
-    explore_with(lost_update, 2, false, state);
+    explore_with(lost_update_unstated, 2, false, state);
     REQUIRE(state.failures.size() == 4);
     for (const auto& failure : state.failures) {
         ChoiceList replayed(failure.decisions);
-        const RunVerdict verdict = lost_update(replayed);
+        const RunVerdict verdict = lost_update_unstated(replayed);
         CHECK_FALSE(replayed.diverged_at());
         CHECK(replayed.recorded().size() == failure.decisions.size());
         CHECK_FALSE(verdict.ok);
@@ -123,7 +137,7 @@ TEST_CASE("a_failing_schedule_replays_from_its_decisions_with_the_same_digest") 
     }
     // The defaults alone (no decision list) are the passing schedule a-then-b.
     ChoiceList defaults({});
-    CHECK(lost_update(defaults).ok);
+    CHECK(lost_update_unstated(defaults).ok);
 }
 
 TEST_CASE("sleep_sets_skip_reorderings_of_steps_on_disjoint_objects") {
@@ -168,6 +182,46 @@ TEST_CASE("sleep_sets_reach_every_order_of_the_conflicting_steps_that_the_full_t
         explore_with([&](Chooser& chooser) { return two_walks(chooser, 3, true, &reduced_orders); }, bound, true,
                      reduced_state);
         CHECK(reduced_orders == plain_orders);
+    }
+}
+
+TEST_CASE("state_caching_skips_states_reached_before_and_still_finds_the_lost_update") {
+    const auto converging = [](Chooser& chooser) { return two_walks(chooser, 3, false, nullptr, true); };
+    const auto unstated = [](Chooser& chooser) { return two_walks(chooser, 3, false); };
+    ExploreState cached_state;
+    ExploreState plain_state;
+    ExploreState unstated_state;
+    const ExploreTotals cached = explore_with(converging, 4, false, cached_state, true, true);
+    const ExploreTotals plain = explore_with(converging, 4, false, plain_state, true, false);
+    const ExploreTotals unstated_totals = explore_with(unstated, 4, false, unstated_state, true, true);
+    CHECK(cached.schedules < plain.schedules);
+    CHECK(cached.pruned_by_cache > 0);
+    CHECK(cached.distinct_states > 0);
+    CHECK(plain.pruned_by_cache == 0);
+    // A run that gives no state is not cached.
+    CHECK(unstated_totals.pruned_by_cache == 0);
+    CHECK(unstated_totals.distinct_states == 0);
+    CHECK(unstated_totals.schedules == plain.schedules);
+    for (std::uint32_t bound = 0; bound <= 2; ++bound) {
+        CAPTURE(bound);
+        ExploreState state;
+        explore_with([](Chooser& chooser) { return lost_update(chooser, true); }, bound, false, state);
+        CHECK(state.failures.empty() == (bound == 0));
+    }
+}
+
+TEST_CASE("state_caching_reaches_every_order_the_whole_tree_reaches") {
+    for (std::uint32_t bound = 1; bound <= 6; ++bound) {
+        CAPTURE(bound);
+        std::set<std::string> plain_orders;
+        std::set<std::string> cached_orders;
+        ExploreState plain_state;
+        ExploreState cached_state;
+        explore_with([&](Chooser& chooser) { return two_walks(chooser, 3, true, &plain_orders, true); }, bound, false,
+                     plain_state, true, false);
+        explore_with([&](Chooser& chooser) { return two_walks(chooser, 3, true, &cached_orders, true); }, bound, true,
+                     cached_state, true, true);
+        CHECK(cached_orders == plain_orders);
     }
 }
 
