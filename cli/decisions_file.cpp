@@ -27,7 +27,7 @@ sim::Decision parse_decision(const nlohmann::json& json, std::size_t index, cons
     if (!json.contains("kind") || !json["kind"].is_string()) throw UsageError(where + ": 'kind' must be a string");
     const auto kind = sim::parse_decision_kind(json["kind"].get<std::string>());
     if (!kind) throw UsageError(where + ": unknown kind " + json["kind"].dump());
-    sim::Decision decision{*kind, json["options"].get<std::uint32_t>(), json["choice"].get<std::uint32_t>(), ""};
+    sim::Decision decision{*kind, json["options"].get<std::uint32_t>(), json["choice"].get<std::uint32_t>(), "", 0};
     if (decision.choice >= decision.options) throw UsageError(where + ": choice past its options");
     if (json.contains("where")) {
         if (!json["where"].is_string()) throw UsageError(where + ": 'where' must be a string");

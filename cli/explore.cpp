@@ -96,12 +96,12 @@ void print_totals(const ExploreOptions& options, const ExploredCase& explored, c
     const sim::ExploreTotals& totals = state.totals;
     std::printf(
         "explore: %s, bound %u%s: %s\n  %llu schedules (not taken: %llu choices past the bound, %llu asleep; %llu "
-        "runs ended asleep), deepest %llu decisions\n  %.2f s, %.0f schedules/s, %llu failures\n",
+        "runs ended asleep), deepest %llu decisions\n  %s\n  %.2f s, %.0f schedules/s, %llu failures\n",
         explored.label.c_str(), options.bound, options.sleep_sets ? "" : ", no sleep sets",
         std::string(sim::explore_end_name(state.end)).c_str(), static_cast<unsigned long long>(totals.schedules),
         static_cast<unsigned long long>(totals.pruned_by_bound),
         static_cast<unsigned long long>(totals.pruned_by_sleep), static_cast<unsigned long long>(totals.sleep_blocked),
-        static_cast<unsigned long long>(totals.deepest), totals.seconds,
+        static_cast<unsigned long long>(totals.deepest), cache_line(options, totals).c_str(), totals.seconds,
         totals.seconds > 0 ? totals.schedules / totals.seconds : 0.0, static_cast<unsigned long long>(totals.failures));
 }
 
@@ -121,7 +121,7 @@ void report_failure(const Program& program, const ExploreOptions& options, const
                  failure.verdict.message.c_str(), static_cast<unsigned long long>(failure.verdict.digest),
                  explored.value->describe().c_str(), failure.decisions.size());
     for (const sim::Decision& decision : failure.decisions)
-        if (decision.choice != 0)  // the defaults are most of a list: the others say what happened
+        if (decision.choice != decision.fallback)  // the defaults are most of a list: the others say what happened
             std::fprintf(out, "    #%zu %s %u/%u %s\n", static_cast<std::size_t>(&decision - failure.decisions.data()),
                          std::string(sim::decision_kind_name(decision.kind)).c_str(), decision.choice, decision.options,
                          decision.where.c_str());

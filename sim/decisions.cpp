@@ -62,7 +62,7 @@ std::uint32_t ChoiceList::choose(const DecisionPoint& point) {
         else
             diverged_at_ = index;
     }
-    recorded_.push_back(Decision{point.kind, point.options, choice, point.where});
+    recorded_.push_back(Decision{point.kind, point.options, choice, point.where, point.fallback});
     return choice;
 }
 

@@ -73,6 +73,7 @@ struct Decision {
     std::uint32_t options = 1;
     std::uint32_t choice = 0;
     std::string where;
+    std::uint32_t fallback = 0;  // the point's default (not stored in a decisions file)
 };
 
 // Follows a list of choices, then takes every point's default; records each point. A

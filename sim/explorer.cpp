@@ -165,7 +165,7 @@ public:
         if (!blocked_ && index > 0 && index - 1 < nodes.size()) nodes[index - 1].after = current_;
         current_.clear();
         const std::uint32_t choice = decide(point, index);
-        recorded_.push_back(Decision{point.kind, point.options, choice, point.where});
+        recorded_.push_back(Decision{point.kind, point.options, choice, point.where, point.fallback});
         return choice;
     }
     void touched(const void* object) override { current_.add(object); }
