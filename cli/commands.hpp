@@ -13,6 +13,7 @@ struct Program {
 
 int sweep(const Program& program, const std::vector<std::string>& arguments);
 int replay(const Program& program, const std::vector<std::string>& arguments);
+int explore(const Program& program, const std::vector<std::string>& arguments);
 int corpus(const Program& program, const std::vector<std::string>& arguments);
 int merge(const Program& program, const std::vector<std::string>& arguments);
 int list(const Program& program, const std::vector<std::string>& arguments);

@@ -47,6 +47,18 @@ constexpr const char* usage_text =
     "          [--shrink] [--save corpus/NAME.json] [--trace FILE|-] [--trace-format text|jsonl]\n"
     "          [--timeline FILE.html]\n"
     "          --trace -: the events on standard output, as text on a terminal (else JSON lines)\n"
+    "  replay  --decisions FILE [--trace FILE|-] [--trace-format text|jsonl] [--timeline FILE.html]\n"
+    "          the schedule explore wrote for a failure: its case, mutant and every decision\n"
+    "  explore --suite NAME (--case FILE | --seed N --case I [--mix M] | --ops N) [--bound K] [--budget 10m]\n"
+    "          [--json] [--keep-going] [--no-sleep-sets] [--no-state-caching] [--mutant NAME] [--failure FILE]\n"
+    "          every schedule of one case within K preemptions (default 2): which task runs, a switch\n"
+    "          at each schedule point, timer ties, the drive's open faults; each run judged by the\n"
+    "          suite's model; sleep sets and state caching (where a suite gives its state) prune.\n"
+    "          Totals (schedules, what each reduction saved, distinct states, deepest decision list,\n"
+    "          schedules/s, exhaustive or stopped by the budget), as JSON with --json; a failure's\n"
+    "          decisions go to --failure FILE (default moqsim-explore-failure.json) with its replay\n"
+    "          command. --ops N explores every small case of up to N operations (as sweep --ops\n"
+    "          enumerates them) in turn, to the first failure unless --keep-going.\n"
     "  corpus  [FILE|FOLDER ...] [--mutant NAME]   replays every saved case (default: corpus/);\n"
     "          each must pass\n"
     "  merge   RESULT.json ... [--json FILE]   the results of several shards as one, buckets joined\n"
@@ -96,6 +108,7 @@ int main(int argc, char** argv) {
         const std::vector<std::string> arguments(argv + 2, argv + argc);
         if (command == "sweep") return moq::cli::sweep(program, arguments);
         if (command == "replay") return moq::cli::replay(program, arguments);
+        if (command == "explore") return moq::cli::explore(program, arguments);
         if (command == "corpus") return moq::cli::corpus(program, arguments);
         if (command == "merge") return moq::cli::merge(program, arguments);
         if (command == "list") return moq::cli::list(program, arguments);

@@ -161,10 +161,10 @@ TraceDiffOptions parse_trace_diff_options(const std::vector<std::string>& argume
 }
 
 ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
-    const Flags flags(
-        arguments,
-        {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "trace-format", "save", "timeline", "ops"},
-        {"shrink"});
+    const Flags flags(arguments,
+                      {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "trace-format", "save",
+                       "timeline", "ops", "decisions"},
+                      {"shrink"});
     ReplayOptions options;
     options.mutant = flags.value("mutant");
     options.trace_path = flags.value("trace");
@@ -176,6 +176,15 @@ ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
     options.save_path = flags.value("save");
     options.timeline_path = flags.value("timeline");
     options.shrink = flags.has("shrink");
+    if (auto decisions = flags.value("decisions")) {
+        if (!flags.positional().empty() || flags.value("suite") || flags.value("seed") || flags.value("case") ||
+            flags.value("mix") || flags.value("strategy"))
+            throw UsageError("replay --decisions FILE takes its case from the file, not from other options");
+        if (options.shrink || options.save_path)
+            throw UsageError("--shrink and --save are not for a decisions file (replay its case without it)");
+        options.decisions_file = *decisions;
+        return options;
+    }
     if (flags.positional().size() == 1) {
         if (flags.value("suite") || flags.value("seed") || flags.value("case") || flags.value("mix") ||
             flags.value("ops"))
@@ -184,8 +193,7 @@ ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
     } else if (flags.positional().empty()) {
         const auto name = flags.value("suite");
         if (!name) throw UsageError("replay needs --suite, --seed and --case (or a corpus file)");
-        options.suite = properties::find_suite(*name);
-        if (!options.suite) throw UsageError("unknown suite '" + *name + "' (moqsim list names them)");
+        options.suite = parse_suite_name(*name);
         const auto seed_text = flags.value("seed");
         const auto case_text = flags.value("case");
         if (auto ops = flags.value("ops")) {
@@ -205,6 +213,47 @@ ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
         throw UsageError("replay takes at most one corpus file");
     }
     if (auto text = flags.value("strategy")) options.strategy = parse_strategy_name(*text);
+    return options;
+}
+
+const properties::Suite* parse_suite_name(const std::string& name) {
+    const properties::Suite* suite = properties::find_suite(name);
+    if (!suite) throw UsageError("unknown suite '" + name + "' (moqsim list names them)");
+    return suite;
+}
+
+ExploreOptions parse_explore_options(const std::vector<std::string>& arguments) {
+    const Flags flags(arguments, {"suite", "seed", "case", "mix", "bound", "budget", "mutant", "failure", "ops"},
+                      {"json", "keep-going", "no-sleep-sets", "no-state-caching"});
+    if (!flags.positional().empty()) throw UsageError("explore takes no file but --case FILE");
+    ExploreOptions options;
+    const auto name = flags.value("suite");
+    if (!name) throw UsageError("explore needs --suite and --case FILE, --seed N --case I, or --ops N");
+    options.suite = parse_suite_name(*name);
+    const auto case_text = flags.value("case");
+    if (const auto ops = flags.value("ops")) {
+        if (case_text || flags.value("seed") || flags.value("mix"))
+            throw UsageError("explore --ops N explores every small case: drop --case, --seed and --mix");
+        options.ops = parse_small_ops(*ops);
+    } else if (!case_text) {
+        throw UsageError("explore needs --case (a file, or an index with --seed), or --ops N");
+    } else if (const auto seed_text = flags.value("seed")) {
+        options.seed = parse_count(*seed_text, "--seed", UINT64_MAX);
+        options.index = parse_count(*case_text, "--case", UINT64_MAX);
+        options.mix = parse_mix_name(flags.value("mix").value_or("fixed"));
+    } else {
+        if (flags.value("mix")) throw UsageError("--mix goes with --seed and --case I");
+        options.case_file = *case_text;
+    }
+    if (const auto bound = flags.value("bound"))
+        options.bound = static_cast<std::uint32_t>(parse_count(*bound, "--bound", max_bound));
+    if (const auto budget = flags.value("budget")) options.budget_seconds = parse_duration(*budget, "--budget");
+    options.sleep_sets = !flags.has("no-sleep-sets");
+    options.state_caching = !flags.has("no-state-caching");
+    options.keep_going = flags.has("keep-going");
+    options.json = flags.has("json");
+    options.mutant = flags.value("mutant");
+    if (const auto failure = flags.value("failure")) options.failure_path = *failure;
     return options;
 }
 

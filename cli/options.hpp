@@ -77,8 +77,9 @@ TraceFormat trace_format_for(const std::optional<TraceFormat>& asked, const std:
 int parse_small_ops(std::string_view text);
 
 struct ReplayOptions {
-    std::optional<std::string> file;  // a corpus file; otherwise suite, seed, index and mix
-    std::optional<int> ops;           // with --ops N, index is a small case's (seed: the schedule's)
+    std::optional<std::string> file;            // a corpus file; otherwise suite, seed, index and mix
+    std::optional<int> ops;                     // with --ops N, index is a small case's (seed: the schedule's)
+    std::optional<std::string> decisions_file;  // --decisions: an explored schedule (cli/decisions_file.hpp)
     const properties::Suite* suite = nullptr;
     std::uint64_t seed = 0;
     std::uint64_t index = 0;
@@ -92,6 +93,29 @@ struct ReplayOptions {
     bool shrink = false;
 };
 ReplayOptions parse_replay_options(const std::vector<std::string>& arguments);
+
+// explore: one case, from --case FILE or --seed N --case I, or every small case of up to
+// --ops N operations; every schedule within the bound.
+struct ExploreOptions {
+    const properties::Suite* suite = nullptr;
+    std::optional<std::string> case_file;  // a saved case (corpus/*.json); otherwise seed, index and mix
+    std::optional<int> ops;                // --ops N: every small case of up to N operations, each explored
+    std::uint64_t seed = 0;
+    std::uint64_t index = 0;
+    properties::Mix mix = properties::Mix::fixed;
+    std::uint32_t bound = 2;
+    std::optional<std::uint64_t> budget_seconds;
+    bool sleep_sets = true;     // --no-sleep-sets: the whole tree within the bound
+    bool state_caching = true;  // --no-state-caching
+    bool keep_going = false;
+    bool json = false;  // the totals as JSON on standard output
+    std::optional<std::string> mutant;
+    std::string failure_path = "moqsim-explore-failure.json";  // a failure's decisions file
+};
+inline constexpr std::uint32_t max_bound = 1000;
+ExploreOptions parse_explore_options(const std::vector<std::string>& arguments);
+// explore and replay read a suite's name the same way.
+const properties::Suite* parse_suite_name(const std::string& name);
 
 struct CorpusOptions {
     std::vector<std::string> paths;  // files and folders; corpus/ unless given

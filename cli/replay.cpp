@@ -13,11 +13,13 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/corpus_file.hpp"
+#include "cli/decisions_file.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "cli/shrink.hpp"
 #include "cli/timeline.hpp"
 #include "properties/small_scope.hpp"
+#include "properties/explore.hpp"
 #include "properties/suite.hpp"
 #include "sim/trace_text.hpp"
 
@@ -70,6 +72,7 @@ struct ChosenCase {
     sim::StrategyKind strategy = sim::StrategyKind::random;
     CorpusOrigin origin;
     std::string label;
+    std::optional<DecisionsFile> decided;  // --decisions: the schedule to follow
 };
 
 // Small case `index` (properties/small_scope.hpp) as a sweep with `seed` runs it.
@@ -84,7 +87,15 @@ std::unique_ptr<properties::Case> small_case_with_seed(const properties::Suite& 
 
 ChosenCase choose_case(const ReplayOptions& options) {
     ChosenCase chosen;
-    if (options.file) {
+    if (options.decisions_file) {
+        DecisionsFile file = read_decisions_file(*options.decisions_file);
+        chosen.suite = file.suite;
+        chosen.value = std::move(file.value);
+        chosen.strategy = file.strategy;
+        chosen.origin.mutant = file.mutant;
+        chosen.label = *options.decisions_file;
+        chosen.decided = std::move(file);
+    } else if (options.file) {
         CorpusCase stored = read_corpus_file(*options.file);
         chosen.suite = stored.suite;
         chosen.value = std::move(stored.value);
@@ -129,19 +140,35 @@ void write_trace(const std::string& path, const properties::CaseOutcome& outcome
     }
 }
 
+// The chosen case's run: along the decisions file's schedule, if there is one.
+properties::CaseOutcome run_chosen(const ChosenCase& chosen, const properties::RunSettings& settings) {
+    if (!chosen.decided) return chosen.value->run(settings);
+    properties::DecidedRun run = properties::run_decisions(*chosen.value, chosen.decided->decisions, settings);
+    if (!run.followed)
+        throw UsageError(chosen.label + ": the run parts from the file's decisions at decision " +
+                         std::to_string(run.diverged_at) + " (written by another build, or edited)");
+    return std::move(run.outcome);
+}
+
 }  // namespace
 
 int replay(const Program&, const std::vector<std::string>& arguments) {
     const ReplayOptions options = parse_replay_options(arguments);
-    if (options.mutant) activate_mutant(*options.mutant);
     const bool trace_to_stdout = options.trace_path == standard_output;
     check_output_files(options, trace_to_stdout);
 
     ChosenCase chosen = choose_case(options);
+    // A decisions file names the mutant its failure needs; --mutant may name it again.
+    if (chosen.decided && chosen.decided->mutant && options.mutant && *options.mutant != *chosen.decided->mutant)
+        throw UsageError("--mutant " + *options.mutant + " is not the decisions file's mutant " +
+                         *chosen.decided->mutant);
+    const std::optional<std::string> mutant =
+        chosen.decided && chosen.decided->mutant ? chosen.decided->mutant : options.mutant;
+    if (mutant) activate_mutant(*mutant);
     const sim::StrategyKind strategy = chosen.strategy;
     const properties::RunSettings settings{strategy,
                                            options.trace_path.has_value() || options.timeline_path.has_value()};
-    properties::CaseOutcome outcome = chosen.value->run(settings);
+    properties::CaseOutcome outcome = run_chosen(chosen, settings);
     // With the trace on standard output, what replay says goes to standard error.
     FILE* report = trace_to_stdout ? stderr : stdout;
     std::fprintf(report, "replay: %s (%s): %s\n  digest %016llx, %llu steps\n  case: %s\n", chosen.label.c_str(),
@@ -163,7 +190,7 @@ int replay(const Program&, const std::vector<std::string>& arguments) {
     }
     if (const auto& path = options.trace_path) write_trace(*path, outcome, options, report);
     if (const auto& path = options.timeline_path) {
-        write_timeline(*path, chosen.label, strategy, options.mutant, *chosen.value, outcome);
+        write_timeline(*path, chosen.label, strategy, mutant, *chosen.value, outcome);
         std::fprintf(report, "timeline: %zu events drawn in %s\n", outcome.trace.size(), path->c_str());
     }
     if (const auto& path = options.save_path) {

@@ -43,9 +43,16 @@ void parse_command(const std::string& command, const std::vector<std::string>& a
         moq::fuzz::check_sweep_options(moq::cli::parse_sweep_options(arguments, no_environment));
     } else if (command == "replay") {
         const moq::cli::ReplayOptions options = moq::cli::parse_replay_options(arguments);
-        require(options.file.has_value() != (options.suite != nullptr),
-                "a replay of both or neither a file and a suite");
+        require(
+            int{options.file.has_value()} + int{options.suite != nullptr} + int{options.decisions_file.has_value()} ==
+                1,
+            "a replay of more or fewer than one of a file, a suite and a decisions file");
         require(!options.trace_format || options.trace_path, "a trace format without a trace");
+    } else if (command == "explore") {
+        const moq::cli::ExploreOptions options = moq::cli::parse_explore_options(arguments);
+        require(options.suite != nullptr, "an exploration of no suite");
+        require(options.bound <= moq::cli::max_bound, "a bound past the limit");
+        require(!options.budget_seconds || *options.budget_seconds >= 1, "a budget of no time");
     } else if (command == "corpus") {
         require(!moq::cli::parse_corpus_options(arguments).paths.empty(), "a corpus replay of nothing");
     } else if (command == "merge") {

@@ -26,6 +26,7 @@ sim::Options simulation_options(std::uint64_t seed, Drive drive, const RunSettin
     options.strategy.kind = settings.strategy;
     options.strategy.pct_depth = 3;
     options.keep_trace = settings.keep_trace;
+    options.chooser = settings.chooser;
     options.parked_at_quiescence_is_quiet = true;
     options.max_steps = 50000;
     options.stack_size = std::size_t{128} * 1024;

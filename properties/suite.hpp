@@ -18,6 +18,7 @@
 #include "properties/scope.hpp"
 #include "properties/swarm.hpp"
 
+#include "sim/decisions.hpp"
 #include "sim/strategy.hpp"
 #include "sim/trace.hpp"
 
@@ -26,6 +27,9 @@ namespace moq::properties {
 struct RunSettings {
     sim::StrategyKind strategy = sim::StrategyKind::random;
     bool keep_trace = false;
+    // Asked instead of the strategy and the seed's drive draws at every decision of the
+    // run (sim/decisions.hpp): an explored or a replayed schedule. Not owned.
+    sim::Chooser* chooser = nullptr;
 };
 
 struct CaseOutcome {

@@ -9,60 +9,10 @@
 #include "kio/schedule_point.hpp"
 #include "sim/fiber_sanitizer.hpp"
 #include "sim/stack_pool.hpp"
+#include "sim/task_slot.hpp"
 #include "util/assert.hpp"
 
 namespace moq::sim {
-
-namespace detail {
-
-// What a task's waker points at. A task gets a new identity when it polls "from a fresh
-// task"; wakes sent to an old one reach nobody (a stale wake), as they would for a task
-// that no longer polls this reader. The executor holds every target it made, current or
-// old, until it is destroyed; then it clears `executor` in each, so a waker that outlives
-// the executor wakes nothing.
-struct WakeTarget {
-    std::atomic<std::uint32_t> refs{1};
-    Executor* executor = nullptr;  // null once the executor is gone
-    std::uint32_t task = 0;
-    std::uint64_t identity = 0;
-
-    kio::Waker waker() {
-        refs.fetch_add(1, std::memory_order_relaxed);
-        return kio::Waker(&vtable, this);
-    }
-    void release() {
-        if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
-    }
-
-    static void* clone_fn(void* data) {
-        static_cast<WakeTarget*>(data)->refs.fetch_add(1, std::memory_order_relaxed);
-        return data;
-    }
-    static void wake_fn(void* data) {
-        auto* target = static_cast<WakeTarget*>(data);
-        if (target->executor) target->executor->wake(target->task, target->identity);
-    }
-    static void drop_fn(void* data) { static_cast<WakeTarget*>(data)->release(); }
-    static constexpr kio::WakerVtable vtable{&clone_fn, &wake_fn, &drop_fn};
-};
-
-struct TaskSlot {
-    enum class State { runnable, running, parked, finished };
-
-    std::uint32_t id = 0;
-    std::string name;
-    std::function<void(Task&)> body;
-    boost::context::fiber fiber;
-    boost::context::fiber back;  // the scheduler, while this task runs
-    FiberSanitizer sanitizer;    // what ASan and TSan are told of its switches
-    State state = State::runnable;
-    bool woken = false;  // a wake for the current identity since this poll began
-    WakeTarget* identity = nullptr;
-    kio::Park park;
-    TaskStats stats;
-};
-
-}  // namespace detail
 
 using detail::TaskSlot;
 using detail::WakeTarget;
@@ -137,7 +87,8 @@ const kio::Waiter& Task::begin_poll() {
     TaskSlot& slot = *slot_;
     Executor& executor = *executor_;
     if (executor.options_.fresh_task_polls_per_1000 != 0 &&
-        executor.random_.chance(executor.options_.fresh_task_polls_per_1000, 1000)) {
+        (executor.options_.chooser ? executor.choose_fresh_poll()
+                                   : executor.random_.chance(executor.options_.fresh_task_polls_per_1000, 1000))) {
         // The same body, polled from another task from now on.
         slot.identity = executor.new_wake_target(slot.id);
         ++slot.stats.fresh_polls;
@@ -166,6 +117,7 @@ bool Task::park_until_over() {
     Executor& executor = *executor_;
     executor.trace_event(
         Event{.kind = EventKind::poll, .code = static_cast<std::uint8_t>(PollResult::pending), .task = slot.id});
+    executor.touched_unknown();
     if (slot.woken) {
         // Woken during its own poll: it runs again when picked.
         executor.make_runnable(slot);
@@ -176,11 +128,12 @@ bool Task::park_until_over() {
 }
 
 void Task::yield() {
+    executor_->touched_unknown();
     executor_->make_runnable(*slot_);
     executor_->suspend(*slot_);
 }
 
-void Task::schedule_point(const char* where) { executor_->preempt_point(where); }
+void Task::schedule_point(const char* where, const void* object) { executor_->preempt_point(where, object); }
 
 kio::Clock& Task::clock() { return executor_->clock_; }
 std::uint32_t Task::id() const { return slot_->id; }
@@ -248,6 +201,7 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
                                                 task_error_ = std::current_exception();
                                             }
                                             raw->state = TaskSlot::State::finished;
+                                            touched_unknown();
                                             --unfinished_;
                                             raw->sanitizer.leaving_for_good();
                                             return std::move(raw->back);
@@ -296,6 +250,11 @@ void Executor::make_runnable(TaskSlot& slot) {
 
 void Executor::wake(std::uint32_t task, std::uint64_t identity) {
     MOQ_ASSERT_LT(task, tasks_.size());
+    if (holding_timer_wakes_) {
+        held_wakes_.emplace_back(task, identity);
+        return;
+    }
+    touched_unknown();
     TaskSlot& slot = *tasks_[task];
     // The waking task, when a task wakes it (not the clock or the scheduler).
     Event event{.kind = EventKind::wake, .task = slot.id};
@@ -363,18 +322,25 @@ const std::vector<std::uint32_t>& Executor::runnable_except(std::uint32_t task) 
     return others_;
 }
 
-void Executor::preempt_point(const char* where) {
+void Executor::preempt_point(const char* where, const void* object) {
     TaskSlot* slot = running_;
     if (!slot) return;
-    if (!options_.wake_points && kio::is_wake_point(where)) return;
+    if (!options_.wake_points && kio::is_wake_point(where)) {
+        if (options_.chooser) options_.chooser->touched(object);  // the step goes on past it
+        return;
+    }
+    if (options_.chooser) {
+        choose_preempt(*slot, where, object);
+        return;
+    }
     if (!strategy_->preempt(slot->id, runnable_except(slot->id))) return;
     trace_event(Event{.kind = EventKind::preempt, .task = slot->id, .name = where});
     make_runnable(*slot);
     suspend(*slot);
 }
 
-void Executor::schedule_point_hook(const char* where) {
-    if (Executor* executor = running_executor) executor->preempt_point(where);
+void Executor::schedule_point_hook(const char* where, const void* object) {
+    if (Executor* executor = running_executor) executor->preempt_point(where, object);
 }
 
 std::string Executor::parked_tasks() const {
@@ -473,9 +439,12 @@ std::string Executor::thrown_task_message() const {
 }
 
 void Executor::poll_spuriously() {
-    if (options_.eager || options_.spurious_polls_per_1000 == 0 ||
-        !random_.chance(options_.spurious_polls_per_1000, 1000))
+    if (options_.eager || options_.spurious_polls_per_1000 == 0) return;
+    if (options_.chooser) {
+        choose_spurious_poll();
         return;
+    }
+    if (!random_.chance(options_.spurious_polls_per_1000, 1000)) return;
     parked_.clear();
     for (auto& slot : tasks_)
         if (slot->state == TaskSlot::State::parked) parked_.push_back(slot.get());
@@ -491,14 +460,22 @@ std::optional<RunResult> Executor::advance_clock(kio::Instant next) {
             return finish(Outcome::missed_wake, *missed);
     }
     kio::Instant to = next;
-    if (options_.clock_jumps_per_1000 != 0 && random_.chance(options_.clock_jumps_per_1000, 1000)) {
-        const auto extra = static_cast<std::uint64_t>(options_.clock_jump_max.count());
+    touched_unknown();
+    const auto extra = static_cast<std::uint64_t>(options_.clock_jump_max.count());
+    if (options_.chooser) {
+        if (options_.clock_jumps_per_1000 != 0 && extra != 0 && choose_clock_jump())
+            to = to + kio::Duration(static_cast<std::int64_t>(extra - 1));
+    } else if (options_.clock_jumps_per_1000 != 0 && random_.chance(options_.clock_jumps_per_1000, 1000)) {
         if (extra != 0) to = to + kio::Duration(static_cast<std::int64_t>(random_.below(extra)));
     }
     trace_event(Event{.kind = EventKind::time}.with(0, to.since_start.count()));
     firing_timers_ = true;  // an inline wake may poll a task before the last timer fired
     now_ = to.since_start.count();
+    // Timers due together wake in an order the chooser gives, where the order shows.
+    holding_timer_wakes_ = options_.chooser != nullptr && options_.inline_wakes;
     clock_.advance_to(to);
+    holding_timer_wakes_ = false;
+    deliver_timer_wakes();
     now_ = clock_.now().since_start.count();
     firing_timers_ = false;
     if (std::optional<std::string> stuck = clock_stuck(to)) return finish(Outcome::livelock, *stuck);
@@ -522,10 +499,16 @@ RunResult Executor::finish_idle() {
 }
 
 void Executor::step() {
-    const std::uint32_t chosen = strategy_->pick(runnable_);
+    const std::uint32_t chosen = options_.chooser ? choose_pick() : strategy_->pick(runnable_);
     runnable_.erase(std::find(runnable_.begin(), runnable_.end(), chosen));
     TaskSlot& slot = *tasks_[chosen];
     trace_event(Event{.kind = EventKind::run, .task = slot.id});
+    if (options_.chooser) {
+        options_.chooser->touched(slot.resume_object);
+        slot.resume_object = nullptr;
+        slot.stopped_at = nullptr;
+        last_stepped_ = chosen;
+    }
     resume(slot);
     if (!options_.eager) return;
     // Every parked task is polled once more each step, woken or not. Done after the
@@ -536,6 +519,7 @@ void Executor::step() {
         TaskSlot& parked = *tasks_[i];
         if (parked.state != TaskSlot::State::parked) continue;
         trace_event(Event{.kind = EventKind::eager, .task = parked.id});
+        touched_unknown();
         resume(parked);
     }
 }

@@ -23,6 +23,7 @@
 #include "kio/park.hpp"
 #include "kio/poll.hpp"
 #include "kio/waiter.hpp"
+#include "sim/decisions.hpp"
 #include "sim/event.hpp"
 #include "sim/random.hpp"
 #include "sim/strategy.hpp"
@@ -59,6 +60,9 @@ struct Options {
     bool keep_trace = false;
     std::string replay_command;  // printed with a failure report
     std::size_t stack_size = std::size_t{256} * 1024;
+    // Asked instead of the seed at every decision (sim/decisions.hpp); not owned. The
+    // seed still feeds the task bodies' own draws (Task::random).
+    Chooser* chooser = nullptr;
 };
 
 enum class Outcome { finished, quiet, deadlock, livelock, time_budget, missed_wake, task_failed };
@@ -128,8 +132,9 @@ public:
     }
     // Lets other tasks run; this one stays runnable.
     void yield();
-    // A point where the strategy may switch to another task (as the core's hook does).
-    void schedule_point(const char* where);
+    // A point where the strategy may switch to another task (as the core's hook does);
+    // `object`: what the code up to this task's next point touches (null: unknown).
+    void schedule_point(const char* where, const void* object = nullptr);
 
     [[nodiscard]] kio::Clock& clock();
     [[nodiscard]] Executor& executor() { return *executor_; }
@@ -167,6 +172,11 @@ public:
     // Called when no task can run but a deadline is pending, before the clock moves to it:
     // every task is parked, so one that could go on has missed a wake already.
     void on_settled(std::function<std::optional<std::string>()> check) { settled_ = std::move(check); }
+
+    // The digest of the suite's part of what decides the run's future: its core objects,
+    // its model, and each task's own progress (which operation a driver is at). With it an
+    // exploration may skip a decision point whose whole state it reached before.
+    void on_state(std::function<std::uint64_t()> digest) { state_digest_ = std::move(digest); }
 
     [[nodiscard]] TaskStats task_stats(std::uint32_t task) const;
     [[nodiscard]] VirtualClock& clock() { return clock_; }
@@ -210,8 +220,24 @@ private:
     void suspend(detail::TaskSlot& slot);
     // Suspends `slot`; false when it is resumed only because the run is over.
     bool suspend_until_over(detail::TaskSlot& slot);
-    void preempt_point(const char* where);
-    static void schedule_point_hook(const char* where);
+    void preempt_point(const char* where, const void* object);
+    static void schedule_point_hook(const char* where, const void* object);
+    // The decisions asked of options_.chooser (executor_decisions.cpp): the task to run,
+    // a switch at a schedule point, a spurious poll, a fresh-task poll, a clock jump, and
+    // the order of the timer wakes held back while the clock moved.
+    std::uint32_t choose_pick();
+    void choose_preempt(detail::TaskSlot& slot, const char* where, const void* object);
+    void choose_spurious_poll();
+    [[nodiscard]] bool choose_fresh_poll();
+    [[nodiscard]] bool choose_clock_jump();
+    void deliver_timer_wakes();
+    // The chooser's decision at `point`, with the run's state digest when it wants one.
+    std::uint32_t decide(DecisionPoint point);
+    [[nodiscard]] std::uint64_t state_digest() const;
+    // Something no schedule point covers ran since the last decision.
+    void touched_unknown() {
+        if (options_.chooser) options_.chooser->touched(nullptr);
+    }
     // The runnable tasks but `task`, in a vector kept for the purpose (no allocation a step).
     const std::vector<std::uint32_t>& runnable_except(std::uint32_t task);
     // An executor's event: at this step and virtual time.
@@ -245,10 +271,19 @@ private:
     std::uint64_t wakes_ = 0;
     std::uint64_t next_identity_ = 1;
     std::uint64_t advances_without_step_ = 0;
+    // Decision-driven runs: the task a switch at a schedule point chose, the task the last
+    // step ran, the tasks of a decision's choices, and the timer wakes held back while the
+    // clock moves (inline wakes), delivered in the chosen order.
+    std::uint32_t forced_next_ = UINT32_MAX;
+    std::uint32_t last_stepped_ = UINT32_MAX;
+    std::vector<std::uint32_t> choice_tasks_;
+    bool holding_timer_wakes_ = false;
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> held_wakes_;
     std::int64_t now_ = 0;                           // the clock's time (ns), read once each time it moves
     std::vector<detail::WakeTarget*> wake_targets_;  // every one made, each holding a reference
     std::function<std::optional<std::string>()> quiescence_;
     std::function<std::optional<std::string>()> settled_;
+    std::function<std::uint64_t()> state_digest_;
     std::exception_ptr task_error_;
 };
 

@@ -50,6 +50,16 @@ REPLAY = ["replay", "--suite", "gate", "--seed", "1", "--case", "1"]
 SHARD_0 = {"a.json": {"fixture": "gate 0 of 2"}}
 
 
+EXPLORE = ["explore", "--suite", "gate", "--seed", "1", "--case", "2"]
+
+
+def decisions(listed):
+    """A decisions file (cli/decisions_file.hpp) of a small gate case with these decisions."""
+    return json.dumps({"format": "moqsim-decisions", "version": 1, "suite": "gate", "bound": 1,
+                       "case": {"drive": "woken", "mode": "idle", "seed": 1, "steps": [["yield", 0], ["write", 0]]},
+                       "decisions": listed})
+
+
 # A trace as replay --trace writes one (schema 2), and trace-diff's cases beside it.
 TRACE = ('{"step":0,"time":0,"event":"seed","schema":2,"seed":1,"strategy":"random"}\n'
          '{"step":0,"time":0,"event":"end","outcome":"finished"}\n')
@@ -529,4 +539,37 @@ CASES = [
      "files": shard_1(buckets=[bucket(), bucket()]), "mentions": ["b.json", "buckets[1].id", "twice"]},
     {"name": "merge --json whose buckets' case folder is a file", "args": ["merge", "a.json", "--json", "all.json"],
      "files": {**SHARD_0, "all.json.cases": {"text": "notes\n"}}, "mentions": ["'all.json.cases'"]},
+    # Exploration (moqsim explore) and the decisions files it writes (replay --decisions).
+    {"name": "explore of an unknown suite", "args": ["explore", "--suite", "nosuch", "--seed", "1", "--case", "1"],
+     "mentions": ["'nosuch'"]},
+    {"name": "explore without a case", "args": ["explore", "--suite", "gate"], "mentions": ["--case"]},
+    {"name": "explore of small cases with a seed", "args": ["explore", "--suite", "gate", "--ops", "2", "--seed", "1"],
+     "mentions": ["--ops", "--seed"]},
+    {"name": "explore of small cases of no operation", "args": ["explore", "--suite", "gate", "--ops", "0"],
+     "mentions": ["--ops", "'0'"]},
+    {"name": "explore with a bound that is no number", "args": EXPLORE + ["--bound", "two"],
+     "mentions": ["--bound", "'two'"]},
+    {"name": "explore with a bound over the limit", "args": EXPLORE + ["--bound", "1001"],
+     "mentions": ["--bound", "'1001'"]},
+    {"name": "explore with a budget without its unit", "args": EXPLORE + ["--budget", "10"],
+     "mentions": ["--budget", "'10'"]},
+    {"name": "explore of another suite's case", "args": ["explore", "--suite", "track", "--case", "c.json"],
+     "files": {"c.json": {"fixture": "gate case"}}, "mentions": ["c.json", "gate suite"]},
+    {"name": "explore whose failure file is a folder", "args": EXPLORE + ["--failure", "out"],
+     "files": {"out": {"folder": True}}, "mentions": ["--failure", "out"]},
+    {"name": "replay of decisions that are not JSON", "args": ["replay", "--decisions", "d.json"],
+     "files": {"d.json": {"text": "{\"format\": "}}, "mentions": ["d.json", "not JSON"]},
+    {"name": "replay of decisions of another format", "args": ["replay", "--decisions", "d.json"],
+     "files": {"d.json": {"fixture": "gate case"}}, "mentions": ["d.json", "format"]},
+    {"name": "replay of a decision past its options", "args": ["replay", "--decisions", "d.json"],
+     "files": {"d.json": {"text": decisions([{"kind": "pick", "options": 2, "choice": 2}])}},
+     "mentions": ["d.json", "decision 0", "past its options"]},
+    {"name": "replay of a decision of an unknown kind", "args": ["replay", "--decisions", "d.json"],
+     "files": {"d.json": {"text": decisions([{"kind": "coin", "options": 2, "choice": 1}])}},
+     "mentions": ["d.json", "decision 0", "coin"]},
+    {"name": "replay of decisions the run parts from", "args": ["replay", "--decisions", "d.json"],
+     "files": {"d.json": {"text": decisions([{"kind": "clock_jump", "options": 2, "choice": 1}])}},
+     "mentions": ["d.json", "parts from", "decision 0"]},
+    {"name": "replay of decisions with a case of its own", "args": ["replay", "--decisions", "d.json", "--suite", "gate"],
+     "files": {"d.json": {"text": decisions([])}}, "mentions": ["--decisions"]},
 ]

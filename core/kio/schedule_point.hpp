@@ -17,7 +17,10 @@
 
 namespace moq::kio {
 
-using SchedulePointHook = void (*)(const char* where);
+// `object`: what the code from this point to the next one touches (a cell, a waiter
+// list, a gate), or null when that is not known. A simulator that explores schedules
+// lets steps on different objects commute (sleep sets); null conflicts with everything.
+using SchedulePointHook = void (*)(const char* where, const void* object);
 
 inline std::atomic<SchedulePointHook> schedule_point_hook{nullptr};
 
@@ -30,10 +33,11 @@ inline constexpr std::string_view wake_point_prefix = "wake.";
 [[nodiscard]] inline bool is_wake_point(std::string_view where) { return where.starts_with(wake_point_prefix); }
 
 // Another task may run here; never under a core lock (a build with assertions checks).
-inline void schedule_point(const char* where, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+inline void schedule_point(const char* where, const void* object = nullptr, const char* file = __builtin_FILE(),
+                           int line = __builtin_LINE()) {
     if (core_locks_held() != 0) [[unlikely]]
         assert_no_core_lock(("schedule point '" + std::string(where) + "' reached").c_str(), CodePlace{file, line});
-    if (SchedulePointHook hook = schedule_point_hook.load(std::memory_order_relaxed)) hook(where);
+    if (SchedulePointHook hook = schedule_point_hook.load(std::memory_order_relaxed)) hook(where, object);
 }
 
 }  // namespace moq::kio

@@ -44,7 +44,7 @@ struct Watched {
 };
 Watched watched;
 
-void record_point(const char* where) {
+void record_point(const char* where, const void*) {
     PointSeen point{where, moq::kio::core_locks_held(), -1, watched.task ? watched.task->wakes() : -1};
     // Reading the cell here would deadlock if the point lay under its lock.
     if (point.locks == 0 && watched.cell) point.value = watched.cell->read([](const int& value) { return value; });

@@ -1,0 +1,115 @@
+"""Bounded exploration: `moqsim explore` of one case of every suite, and its canary.
+
+Each suite's case is explored at bounds 0, 1 and 2: every exploration passes and is
+exhaustive, a larger bound runs at least the schedules of a smaller one, the JSON totals
+hold what the text promises, sleep sets never run more schedules than the whole tree,
+and a passing exploration writes no decisions file. `explore --ops 2` of the gate and track
+suites explores each small case that `list --small-cases` lists. Together under a minute.
+
+With --canary SUITE SITE CASE BOUND (a moqsim built with -Dmutants=true): with the site
+switched off the exploration of that case must fail, write its decisions file, print the
+replay command, and `moqsim replay --decisions FILE` must fail with the same digest.
+
+Usage: explore_test.py PATH/TO/moqsim [--canary SUITE SITE CASE BOUND].
+Ends with "explore: N passed, M failed".
+"""
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from moqsim_test_support import Checks, clean_environment  # noqa: E402
+
+# A case of each suite (seed 1) small enough to explore to bound 2 in seconds.
+CASES = {"waiter": 30, "gate": 30, "group": 30, "track": 30, "resume": 30, "fanout": 10}
+
+
+def run(moqsim, *args, cwd=None):
+    return subprocess.run([moqsim, *args], env=clean_environment(), capture_output=True, text=True, timeout=300,
+                          check=False, cwd=cwd)
+
+
+def explore_json(moqsim, work, suite, case, bound, *extra):
+    failure = work / f"{suite}.decisions.json"
+    done = run(moqsim, "explore", "--suite", suite, "--seed", "1", "--case", str(case), "--bound", str(bound),
+               "--json", "--failure", str(failure), *extra)
+    totals = json.loads(done.stdout) if done.returncode in (0, 1) and done.stdout else {}
+    return done, totals, failure
+
+
+def check_suite(check, moqsim, work, suite, case):
+    counts = []
+    for bound in (0, 1, 2):
+        done, totals, failure = explore_json(moqsim, work, suite, case, bound)
+        what = f"{suite} case {case} bound {bound}"
+        check(f"{what} passes", done.returncode == 0, done.stderr)
+        check(f"{what} is exhaustive", totals.get("end") == "exhaustive" and totals.get("exhaustive") is True,
+              totals)
+        check(f"{what} says what it ran", totals.get("suite") == suite and totals.get("bound") == bound
+              and totals.get("schedules", 0) >= 1 and totals.get("failures") == [], totals)
+        check(f"{what} writes no decisions file", not failure.exists())
+        counts.append(totals.get("schedules", 0))
+        if bound == 2:
+            plain_done, plain, _ = explore_json(moqsim, work, suite, case, bound, "--no-sleep-sets")
+            check(f"{what}: sleep sets run no more schedules than the whole tree",
+                  plain_done.returncode == 0 and totals.get("schedules", 0) <= plain.get("schedules", 0),
+                  (totals.get("schedules"), plain.get("schedules")))
+    check(f"{suite}: a larger bound runs at least the schedules of a smaller", counts == sorted(counts), counts)
+
+
+def check_small_cases(check, moqsim, work, suite, ops):
+    """explore --ops explores every small case that sweep --ops runs, each to the bound."""
+    listed = run(moqsim, "list", "--small-cases", "--suite", suite, "--ops", str(ops), "--json")
+    cases = json.loads(listed.stdout).get("cases", []) if listed.returncode == 0 else []
+    failure = work / f"{suite}.small.decisions.json"
+    done = run(moqsim, "explore", "--suite", suite, "--ops", str(ops), "--bound", "1", "--json", "--failure",
+               str(failure))
+    totals = json.loads(done.stdout) if done.returncode == 0 and done.stdout else {}
+    small = totals.get("small_cases") or {}
+    what = f"{suite} --ops {ops} bound 1"
+    check(f"{what} passes and is exhaustive", done.returncode == 0 and totals.get("exhaustive") is True,
+          done.stderr)
+    check(f"{what} explores each listed small case once", len(cases) > 0 and small.get("explored") == len(cases),
+          (small, len(cases)))
+    check(f"{what} runs at least a schedule a case", totals.get("schedules", 0) >= len(cases) > 0, totals)
+
+
+def check_canary(check, moqsim, work, suite, site, case, bound):
+    done, totals, failure = explore_json(moqsim, work, suite, case, bound, "--mutant", site)
+    what = f"{suite} case {case} bound {bound} with {site} off"
+    check(f"{what} fails", done.returncode == 1 and len(totals.get("failures", [])) == 1, done.stderr)
+    check(f"{what} writes its decisions", failure.exists())
+    replay_line = re.search(r"replay: (\S+) replay --decisions (\S+)", done.stderr)
+    check(f"{what} prints the replay command", replay_line is not None and replay_line.group(2) == str(failure),
+          done.stderr)
+    if not failure.exists() or not totals.get("failures"):
+        return
+    replayed = run(moqsim, "replay", "--decisions", str(failure))
+    digest = f"{totals['failures'][0]['digest']:016x}"
+    check(f"{what}: replay --decisions fails with the explored digest",
+          replayed.returncode == 1 and f"digest {digest}" in replayed.stdout, replayed.stdout + replayed.stderr)
+
+
+def main(argv):
+    moqsim = argv[1]
+    check = Checks("explore")
+    with tempfile.TemporaryDirectory() as work_dir:
+        work = Path(work_dir)
+        if len(argv) == 7 and argv[2] == "--canary":
+            check_canary(check, moqsim, work, argv[3], argv[4], int(argv[5]), int(argv[6]))
+            return check.finish()
+        suites = run(moqsim, "list", "--suites").stdout.split()
+        check("every suite has a case to explore", sorted(suites) == sorted(CASES), suites)
+        for suite in suites:
+            if suite in CASES:
+                check_suite(check, moqsim, work, suite, CASES[suite])
+        for suite in ("gate", "track"):
+            check_small_cases(check, moqsim, work, suite, 2)
+    return check.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,24 @@
+// Exploring one case of a suite: every schedule within the bound (sim/explorer.hpp), each
+// run judged by the suite's model exactly as a sweep judges a case.
+#pragma once
+
+#include "properties/suite.hpp"
+#include "sim/explorer.hpp"
+
+namespace moq::properties {
+
+// The schedules of `value` under `settings` (its strategy names the runs in their traces;
+// its chooser is the explorer's). Adds to `state`, and returns this case's totals.
+sim::ExploreTotals explore_case(const Case& value, const sim::ExploreOptions& options, sim::ExploreState& state,
+                                RunSettings settings = {});
+
+// One run of `value` along `decisions` (the defaults past them); `followed` tells whether
+// the run made exactly those decisions.
+struct DecidedRun {
+    CaseOutcome outcome;
+    bool followed = false;
+    std::size_t diverged_at = 0;  // when not followed: the first decision that differed
+};
+DecidedRun run_decisions(const Case& value, const std::vector<sim::Decision>& decisions, RunSettings settings = {});
+
+}  // namespace moq::properties

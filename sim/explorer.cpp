@@ -1,0 +1,262 @@
+#include "sim/explorer.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "sim/random.hpp"
+
+namespace moq::sim {
+
+void ExploreTotals::add(const ExploreTotals& other) {
+    schedules += other.schedules;
+    pruned_by_bound += other.pruned_by_bound;
+    pruned_by_sleep += other.pruned_by_sleep;
+    sleep_blocked += other.sleep_blocked;
+    pruned_by_cache += other.pruned_by_cache;
+    distinct_states += other.distinct_states;
+    failures += other.failures;
+    deepest = std::max(deepest, other.deepest);
+    seconds += other.seconds;
+}
+
+std::string_view explore_end_name(ExploreEnd end) {
+    switch (end) {
+        case ExploreEnd::exhaustive: return "exhaustive";
+        case ExploreEnd::failure: return "failure";
+        case ExploreEnd::budget: return "budget";
+    }
+    return "unknown";
+}
+
+namespace {
+
+constexpr std::uint32_t no_task = UINT32_MAX;
+
+// A task whose next step was explored already from an earlier point, with that step's
+// footprint: it stays asleep while the steps taken commute with it.
+struct Sleeper {
+    std::uint32_t task;
+    Footprint footprint;
+};
+
+// One decision on the path being explored.
+struct Node {
+    DecisionKind kind = DecisionKind::pick;
+    std::uint32_t options = 1;
+    std::uint32_t fallback = 0;
+    bool costly = false;
+    std::vector<std::uint32_t> tasks;  // the task of each choice; empty for the drive's
+    std::uint32_t spent = 0;           // of the bound, before this decision
+    std::uint32_t next_rank = 0;       // in the order default first, then the others
+    std::uint32_t choice = 0;
+    std::vector<Sleeper> sleep;  // asleep here
+    std::vector<Sleeper> done;   // explored here, with the footprint of their steps
+    Footprint after;             // the footprint of the step after `choice`
+
+    [[nodiscard]] std::uint32_t cost(std::uint32_t of) const { return costly && of != fallback ? 1 : 0; }
+    [[nodiscard]] std::uint32_t task_of(std::uint32_t of) const { return tasks.empty() ? no_task : tasks[of]; }
+    [[nodiscard]] std::uint32_t at_rank(std::uint32_t rank) const {
+        if (rank == 0) return fallback;
+        return rank - 1 < fallback ? rank - 1 : rank;
+    }
+};
+
+class Search {
+public:
+    Search(const ExploreOptions& options, ExploreTotals& totals) : options_(options), totals_(totals) {}
+
+    // Moves the node to its next choice within the bound and awake; false if none is left.
+    bool advance(Node& node) {
+        while (node.next_rank < node.options) {
+            const std::uint32_t choice = node.at_rank(node.next_rank++);
+            if (node.spent + node.cost(choice) > options_.bound) {
+                ++totals_.pruned_by_bound;
+                continue;
+            }
+            if (asleep(node, node.task_of(choice))) {
+                ++totals_.pruned_by_sleep;
+                continue;
+            }
+            node.choice = choice;
+            return true;
+        }
+        return false;
+    }
+
+    // The next schedule's prefix, after a run: false when the tree is done.
+    bool backtrack() {
+        while (!nodes_.empty()) {
+            Node& top = nodes_.back();
+            if (!top.tasks.empty()) top.done.push_back(Sleeper{top.tasks[top.choice], top.after});
+            if (advance(top)) return true;
+            nodes_.pop_back();
+        }
+        return false;
+    }
+
+    // A new node below the path for `point`, its sleep set from its parent's.
+    Node child(const DecisionPoint& point) const {
+        Node node;
+        node.kind = point.kind;
+        node.options = point.options;
+        node.fallback = point.fallback;
+        node.costly = point.costly;
+        if (point.tasks) node.tasks.assign(point.tasks, point.tasks + point.options);
+        if (nodes_.empty()) return node;
+        const Node& parent = nodes_.back();
+        node.spent = parent.spent + parent.cost(parent.choice);
+        if (!options_.sleep_sets) return node;
+        const std::uint32_t ran = parent.task_of(parent.choice);
+        for (const auto* sleepers : {&parent.sleep, &parent.done})
+            for (const Sleeper& sleeper : *sleepers)
+                if (sleeper.task != ran && sleeper.footprint.independent_of(parent.after))
+                    node.sleep.push_back(sleeper);
+        return node;
+    }
+
+    std::vector<Node>& nodes() { return nodes_; }
+
+    // True if `node`'s state was reached before with at least as much of the bound left
+    // (and the same tasks asleep); records it otherwise.
+    bool seen_before(const DecisionPoint& point, const Node& node) {
+        if (!options_.state_caching || !point.state) return false;
+        std::uint64_t key = *point.state;
+        const auto mix = [&key](std::uint64_t value) { key = splitmix64_mix(key ^ (value + splitmix64_gamma)); };
+        mix(static_cast<std::uint64_t>(point.kind));
+        mix(point.options);
+        mix(point.fallback);
+        mix(reinterpret_cast<std::uintptr_t>(point.where));  // where the running task stands
+        std::vector<std::uint32_t> asleep;
+        for (const Sleeper& sleeper : node.sleep) asleep.push_back(sleeper.task);
+        std::sort(asleep.begin(), asleep.end());
+        for (const std::uint32_t task : asleep) mix(task);
+        const std::uint32_t left = options_.bound - node.spent;
+        const auto [known, fresh] = seen_.try_emplace(key, left);
+        if (fresh) return false;
+        if (known->second >= left) return true;
+        known->second = left;
+        return false;
+    }
+    [[nodiscard]] std::size_t states() const { return seen_.size(); }
+
+private:
+    [[nodiscard]] bool asleep(const Node& node, std::uint32_t task) const {
+        if (!options_.sleep_sets || task == no_task) return false;
+        return std::any_of(node.sleep.begin(), node.sleep.end(),
+                           [task](const Sleeper& sleeper) { return sleeper.task == task; });
+    }
+
+    const ExploreOptions& options_;
+    ExploreTotals& totals_;
+    std::vector<Node> nodes_;
+    std::unordered_map<std::uint64_t, std::uint32_t> seen_;  // state -> most bound left when reached
+};
+
+// One run's chooser: the path's choices while they last, then new nodes, each taking
+// its first choice within the bound and awake.
+class PathChooser final : public Chooser {
+public:
+    explicit PathChooser(Search& search) : search_(search), prefix_(search.nodes().size()) {}
+
+    std::uint32_t choose(const DecisionPoint& point) override {
+        std::vector<Node>& nodes = search_.nodes();
+        const std::size_t index = recorded_.size();
+        if (!blocked_ && index > 0 && index - 1 < nodes.size()) nodes[index - 1].after = current_;
+        current_.clear();
+        const std::uint32_t choice = decide(point, index);
+        recorded_.push_back(Decision{point.kind, point.options, choice, point.where, point.fallback});
+        return choice;
+    }
+    void touched(const void* object) override { current_.add(object); }
+    [[nodiscard]] bool wants_state() const override { return true; }
+
+    // After the run: the last step's footprint.
+    void finish() {
+        std::vector<Node>& nodes = search_.nodes();
+        if (!blocked_ && !recorded_.empty() && recorded_.size() - 1 < nodes.size())
+            nodes[recorded_.size() - 1].after = current_;
+    }
+    [[nodiscard]] bool ended_asleep() const { return asleep_ != 0; }
+    [[nodiscard]] bool cached() const { return cached_ != 0; }
+    [[nodiscard]] std::optional<std::size_t> diverged_at() const { return diverged_at_; }
+    [[nodiscard]] std::vector<Decision>& recorded() { return recorded_; }
+
+private:
+    std::uint32_t decide(const DecisionPoint& point, std::size_t index) {
+        std::vector<Node>& nodes = search_.nodes();
+        if (index < prefix_) {
+            const Node& node = nodes[index];
+            if (node.kind == point.kind && node.options == point.options) return node.choice;
+            if (!diverged_at_) diverged_at_ = index;
+            return point.fallback;
+        }
+        // Past a point where every choice was asleep, every schedule below is another's
+        // reordering: the run ends on defaults and adds nothing to explore.
+        if (blocked_ || diverged_at_) return point.fallback;
+        Node node = search_.child(point);
+        if (search_.seen_before(point, node)) {
+            ++cached_;
+            blocked_ = true;  // as below: nothing under this point is new
+            return point.fallback;
+        }
+        if (!search_.advance(node)) {
+            ++asleep_;
+            blocked_ = true;
+            return point.fallback;
+        }
+        nodes.push_back(std::move(node));
+        return nodes.back().choice;
+    }
+
+    Search& search_;
+    std::size_t prefix_;
+    std::vector<Decision> recorded_;
+    Footprint current_;
+    bool blocked_ = false;  // nothing below the point reached is explored
+    int asleep_ = 0;
+    int cached_ = 0;
+    std::optional<std::size_t> diverged_at_;
+};
+
+}  // namespace
+
+ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const ExploreOptions& options,
+                      ExploreState& state) {
+    const auto started = std::chrono::steady_clock::now();
+    ExploreTotals totals;
+    Search search(options, totals);
+    for (;;) {
+        if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) {
+            state.end = ExploreEnd::budget;
+            break;
+        }
+        PathChooser chooser(search);
+        RunVerdict verdict = run(chooser);
+        chooser.finish();
+        if (const auto at = chooser.diverged_at())
+            throw std::runtime_error("a run left its prefix at decision " + std::to_string(*at) +
+                                     ": the run is not deterministic");
+        ++totals.schedules;
+        totals.sleep_blocked += chooser.ended_asleep() ? 1 : 0;
+        totals.pruned_by_cache += chooser.cached() ? 1 : 0;
+        totals.deepest = std::max<std::uint64_t>(totals.deepest, chooser.recorded().size());
+        if (!verdict.ok) {
+            ++totals.failures;
+            state.failures.push_back(ExploredFailure{std::move(chooser.recorded()), std::move(verdict)});
+            if (!options.keep_going) state.end = ExploreEnd::failure;
+        }
+        if (options.progress) {
+            ExploreTotals so_far = state.totals;
+            so_far.add(totals);
+            options.progress(so_far);
+        }
+        if (state.ended() || !search.backtrack()) break;
+    }
+    totals.distinct_states = search.states();
+    totals.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    state.totals.add(totals);
+    return totals;
+}
+
+}  // namespace moq::sim

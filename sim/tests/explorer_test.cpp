@@ -1,0 +1,235 @@
+// The explorer on toy programs whose schedules are counted by hand: the preemption
+// bound, sleep sets, and replaying a failing schedule from its decisions.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <set>
+#include <string>
+
+#include "sim/executor.hpp"
+#include "sim/explorer.hpp"
+
+using moq::sim::ChoiceList;
+using moq::sim::Chooser;
+using moq::sim::Executor;
+using moq::sim::ExploreOptions;
+using moq::sim::ExploreState;
+using moq::sim::ExploreTotals;
+using moq::sim::Options;
+using moq::sim::RunVerdict;
+using moq::sim::Task;
+
+namespace {
+
+// Runs the program, then asks `violation` what went wrong, if anything.
+RunVerdict judged(Executor& executor, const std::function<std::string()>& violation) {
+    const moq::sim::RunResult result = executor.run();
+    if (!result.ok()) return RunVerdict{false, std::string(moq::sim::outcome_name(result.outcome)), result.digest};
+    std::string found = violation();
+    return RunVerdict{found.empty(), std::move(found), executor.trace().digest()};
+}
+
+// Two tasks add one to a counter by reading it, a schedule point, then writing it: the
+// update is lost only when one task is switched away between its read and its write.
+// With `with_state`, the program gives its state (the counter and what each task read).
+RunVerdict lost_update(Chooser& chooser, bool with_state = false) {
+    Options options;
+    options.chooser = &chooser;
+    Executor executor(options);
+    int counter = 0;
+    int reads[2] = {-1, -1};
+    for (int which = 0; which < 2; ++which)
+        executor.spawn(which == 0 ? "a" : "b", [&counter, &reads, which](Task& task) {
+            reads[which] = counter;
+            task.schedule_point("between read and write", &counter);
+            counter = reads[which] + 1;
+        });
+    if (with_state)
+        executor.on_state(
+            [&] { return std::uint64_t(counter) << 32 | std::uint64_t(reads[0] + 1) << 16 | (reads[1] + 1); });
+    return judged(executor, [&counter] {
+        return counter == 2 ? std::string() : "lost update: counter " + std::to_string(counter);
+    });
+}
+
+RunVerdict lost_update_unstated(Chooser& chooser) { return lost_update(chooser); }
+
+ExploreTotals explore_with(const std::function<RunVerdict(Chooser&)>& run, std::uint32_t bound, bool sleep_sets,
+                           ExploreState& state, bool keep_going = true, bool caching = true) {
+    ExploreOptions options;
+    options.bound = bound;
+    options.sleep_sets = sleep_sets;
+    options.state_caching = caching;
+    options.keep_going = keep_going;
+    return explore(run, options, state);
+}
+
+// Each of two tasks takes `points` steps on an object of its own. With `shared`, the last
+// two steps of each touch one shared object instead, and the run fails when b's come
+// between a's two.
+// `orders` collects the order of the shared steps of every run.
+RunVerdict two_walks(Chooser& chooser, int points, bool shared, std::set<std::string>* orders = nullptr,
+                     bool with_state = false) {
+    Options options;
+    options.chooser = &chooser;
+    Executor executor(options);
+    int own[2] = {0, 0};
+    int common = 0;
+    std::string order;
+    for (int which = 0; which < 2; ++which)
+        executor.spawn(which == 0 ? "a" : "b", [&, which](Task& task) {
+            for (int point = 0; point < points; ++point) {
+                const bool on_common = shared && point >= points - 2;
+                task.schedule_point("walk", on_common ? static_cast<const void*>(&common) : &own[which]);
+                if (on_common) order += which == 0 ? 'a' : 'b';
+                ++own[which];
+            }
+            task.schedule_point("done", &own[which]);
+        });
+    // The state: each task's progress and the order of the shared steps so far.
+    if (with_state)
+        executor.on_state([&] {
+            return std::hash<std::string>{}(order) ^ (std::uint64_t(own[0]) << 40 | std::uint64_t(own[1]) << 48);
+        });
+    RunVerdict verdict = judged(
+        executor, [&order] { return order == "abba" ? std::string("b came between a's steps") : std::string(); });
+    if (orders) orders->insert(order);
+    return verdict;
+}
+
+// Every order of the shared steps of two_walks (giving its state) that an exploration with
+// these reductions reaches.
+std::set<std::string> orders_reached(std::uint32_t bound, bool sleep_sets, bool caching) {
+    std::set<std::string> orders;
+    ExploreState state;
+    explore_with([&orders](Chooser& chooser) { return two_walks(chooser, 3, true, &orders, true); }, bound, sleep_sets,
+                 state, true, caching);
+    return orders;
+}
+
+}  // namespace
+
+TEST_CASE("a_lost_update_needs_one_preemption_and_the_schedules_are_those_counted_by_hand") {
+    // Bound 0: a or b first, each running to its end (2). Bound 1: besides, each first task
+    // switched away at its point to the other, which runs to its end (2 more). Bound 2: each
+    // of those switched back at the other's point (2 more). No decision is left past that.
+    const std::uint64_t expected[] = {2, 4, 6, 6};
+    for (std::uint32_t bound = 0; bound < 4; ++bound) {
+        CAPTURE(bound);
+        ExploreState state;
+        const ExploreTotals totals = explore_with(lost_update_unstated, bound, false, state);
+        CHECK(totals.schedules == expected[bound]);
+        CHECK(state.end == moq::sim::ExploreEnd::exhaustive);
+        CHECK(totals.failures == (bound == 0 ? 0u : bound == 1 ? 2u : 4u));
+    }
+}
+
+TEST_CASE("the_first_failure_ends_the_exploration_unless_told_to_keep_going") {
+    ExploreState state;
+    const ExploreTotals totals = explore_with(lost_update_unstated, 1, false, state, false);
+    CHECK(state.end == moq::sim::ExploreEnd::failure);
+    REQUIRE(state.failures.size() == 1);
+    CHECK(totals.schedules < 4);
+    CHECK(state.failures[0].verdict.message == "lost update: counter 1");
+}
+
+TEST_CASE("a_failing_schedule_replays_from_its_decisions_with_the_same_digest") {
+    ExploreState state;
+    explore_with(lost_update_unstated, 2, false, state);
+    REQUIRE(state.failures.size() == 4);
+    for (const auto& failure : state.failures) {
+        ChoiceList replayed(failure.decisions);
+        const RunVerdict verdict = lost_update_unstated(replayed);
+        CHECK_FALSE(replayed.diverged_at());
+        CHECK(replayed.recorded().size() == failure.decisions.size());
+        CHECK_FALSE(verdict.ok);
+        CHECK(verdict.digest == failure.verdict.digest);
+    }
+    // The defaults alone (no decision list) are the passing schedule a-then-b.
+    ChoiceList defaults({});
+    CHECK(lost_update_unstated(defaults).ok);
+}
+
+TEST_CASE("sleep_sets_skip_reorderings_of_steps_on_disjoint_objects") {
+    const auto disjoint = [](Chooser& chooser) { return two_walks(chooser, 3, false); };
+    ExploreState plain_state;
+    ExploreState reduced_state;
+    // Both tasks stand at points with known steps only after one preemption has started
+    // the second; switching away and back costs two more, so the bound is 3.
+    const ExploreTotals plain = explore_with(disjoint, 3, false, plain_state);
+    const ExploreTotals reduced = explore_with(disjoint, 3, true, reduced_state);
+    MESSAGE("schedules without sleep sets ", plain.schedules, ", with ", reduced.schedules);
+    CHECK(plain.failures == 0);
+    CHECK(reduced.failures == 0);
+    CHECK(reduced.schedules < plain.schedules);
+    CHECK(reduced.pruned_by_sleep > 0);
+    CHECK(plain.pruned_by_sleep == 0);
+}
+
+TEST_CASE("sleep_sets_still_find_a_bug_that_needs_the_conflicting_order") {
+    const auto conflicting = [](Chooser& chooser) { return two_walks(chooser, 3, true); };
+    for (std::uint32_t bound = 2; bound <= 4; ++bound) {
+        CAPTURE(bound);
+        ExploreState plain_state;
+        ExploreState reduced_state;
+        const ExploreTotals plain = explore_with(conflicting, bound, false, plain_state);
+        const ExploreTotals reduced = explore_with(conflicting, bound, true, reduced_state);
+        CHECK(plain.failures > 0);
+        CHECK(reduced.failures > 0);
+        CHECK(reduced.schedules <= plain.schedules);
+    }
+}
+
+TEST_CASE("sleep_sets_reach_every_order_of_the_conflicting_steps_that_the_full_tree_reaches") {
+    for (std::uint32_t bound = 1; bound <= 6; ++bound) {
+        CAPTURE(bound);
+        CHECK(orders_reached(bound, true, false) == orders_reached(bound, false, false));
+    }
+}
+
+TEST_CASE("state_caching_skips_states_reached_before_and_still_finds_the_lost_update") {
+    const auto converging = [](Chooser& chooser) { return two_walks(chooser, 3, false, nullptr, true); };
+    const auto unstated = [](Chooser& chooser) { return two_walks(chooser, 3, false); };
+    ExploreState cached_state;
+    ExploreState plain_state;
+    ExploreState unstated_state;
+    const ExploreTotals cached = explore_with(converging, 4, false, cached_state, true, true);
+    const ExploreTotals plain = explore_with(converging, 4, false, plain_state, true, false);
+    const ExploreTotals unstated_totals = explore_with(unstated, 4, false, unstated_state, true, true);
+    CHECK(cached.schedules < plain.schedules);
+    CHECK(cached.pruned_by_cache > 0);
+    CHECK(cached.distinct_states > 0);
+    CHECK(plain.pruned_by_cache == 0);
+    // A run that gives no state is not cached.
+    CHECK(unstated_totals.pruned_by_cache == 0);
+    CHECK(unstated_totals.distinct_states == 0);
+    CHECK(unstated_totals.schedules == plain.schedules);
+    for (std::uint32_t bound = 0; bound <= 2; ++bound) {
+        CAPTURE(bound);
+        ExploreState state;
+        explore_with([](Chooser& chooser) { return lost_update(chooser, true); }, bound, false, state);
+        CHECK(state.failures.empty() == (bound == 0));
+    }
+}
+
+TEST_CASE("state_caching_reaches_every_order_the_whole_tree_reaches") {
+    for (std::uint32_t bound = 1; bound <= 6; ++bound) {
+        CAPTURE(bound);
+        CHECK(orders_reached(bound, true, true) == orders_reached(bound, false, false));
+    }
+}
+
+TEST_CASE("a_run_that_takes_another_way_on_its_prefix_is_reported") {
+    int runs = 0;
+    const auto unsteady = [&runs](Chooser& chooser) {
+        Options options;
+        options.chooser = &chooser;
+        Executor executor(options);
+        const int tasks = ++runs == 1 ? 2 : 3;  // the second run has another first decision
+        for (int i = 0; i < tasks; ++i) executor.spawn("t", [](Task& task) { task.schedule_point("p"); });
+        return judged(executor, [] { return std::string(); });
+    };
+    ExploreState state;
+    CHECK_THROWS_WITH_AS(explore_with(unsteady, 1, false, state),
+                         "a run left its prefix at decision 0: the run is not deterministic", std::runtime_error);
+}
