@@ -546,7 +546,7 @@ CASES = [
     {"name": "explore of small cases with a seed", "args": ["explore", "--suite", "gate", "--ops", "2", "--seed", "1"],
      "mentions": ["--ops", "--seed"]},
     {"name": "explore of small cases of no operation", "args": ["explore", "--suite", "gate", "--ops", "0"],
-     "mentions": ["--ops", "'0'"]},
+     "mentions": ["--ops", "1 to 6"]},
     {"name": "explore with a bound that is no number", "args": EXPLORE + ["--bound", "two"],
      "mentions": ["--bound", "'two'"]},
     {"name": "explore with a bound over the limit", "args": EXPLORE + ["--bound", "1001"],
