@@ -86,8 +86,6 @@ std::string RunResult::report(std::string_view replay_command) const {
 const kio::Waiter& Task::begin_poll() {
     TaskSlot& slot = *slot_;
     Executor& executor = *executor_;
-    // The task's own code ran up to here: no schedule point names what it touched.
-    executor.touched_unknown();
     if (executor.options_.fresh_task_polls_per_1000 != 0 &&
         (executor.options_.chooser ? executor.choose_fresh_poll()
                                    : executor.random_.chance(executor.options_.fresh_task_polls_per_1000, 1000))) {
@@ -105,7 +103,6 @@ const kio::Waiter& Task::begin_poll() {
 
 void Task::end_poll(bool ready) {
     if (ready) {
-        executor_->touched_unknown();  // the task's code after the poll is no core walk
         TaskSlot& slot = *slot_;
         executor_->trace_event(
             Event{.kind = EventKind::poll, .code = static_cast<std::uint8_t>(PollResult::ready), .task = slot.id});

@@ -288,10 +288,6 @@ public:
     }
     ~Consumer() { drop(); }
 
-    // The cell itself, as a schedule point names what the code after it touches: every
-    // handle of one cell gives the same.
-    [[nodiscard]] const void* object() const { return state_.get(); }
-
     // `predicate(const T&)` returns std::optional<R>. Ready registers nothing; a
     // closed cell whose value does not satisfy the predicate answers closed; otherwise
     // the waiter is registered under the same lock and the answer is pending.

@@ -20,8 +20,6 @@ namespace moq::kio {
 // `object`: what the code from this point to the next one touches (a cell, a waiter
 // list, a gate), or null when that is not known. A simulator that explores schedules
 // lets steps on different objects commute (sleep sets); null conflicts with everything.
-// Name one only where every path from here reaches another point inside the same walk,
-// touching nothing else: past the last point a path reaches, the caller's code runs.
 using SchedulePointHook = void (*)(const char* where, const void* object);
 
 inline std::atomic<SchedulePointHook> schedule_point_hook{nullptr};

@@ -182,10 +182,7 @@ ResumeReader::RouteRead ResumeReader::sync_inputs(const kio::Waiter& waiter) {
             if (state.generation != seen_generation_) route.fresh = state.serving;
             return route;
         });
-    // Up to the next point the walk touches the preference cell and this reader's own
-    // state, unless the route moved on: following it reads the copies' tracks too.
-    const bool same_route = read.generation == seen_generation_;
-    kio::schedule_point("resume.after_route", same_route ? preferences_.object() : nullptr);
+    kio::schedule_point("resume.after_route");
     // Preferences are re-read and re-registered on every walk.
     const Preferences preferences =
         preferences_.read_and_watch(registering(MOQ_SITE("resume.preferences.register", register_input), waiter),

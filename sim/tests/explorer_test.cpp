@@ -107,23 +107,6 @@ std::set<std::string> orders_reached(std::uint32_t bound, bool sleep_sets, bool 
     return orders;
 }
 
-// two_walks on disjoint objects, with a poll (Ready at once) between each task's points:
-// the task's own code around it is named by no point.
-RunVerdict walks_through_polls(Chooser& chooser) {
-    Options options;
-    options.chooser = &chooser;
-    Executor executor(options);
-    int own[2] = {0, 0};
-    for (int which = 0; which < 2; ++which)
-        executor.spawn(which == 0 ? "a" : "b", [&own, which](Task& task) {
-            for (int point = 0; point < 3; ++point) {
-                task.schedule_point("walk", &own[which]);
-                task.wait([](const moq::kio::Waiter&) { return moq::kio::Poll<int>(0); });
-            }
-        });
-    return judged(executor, [] { return std::string(); });
-}
-
 }  // namespace
 
 TEST_CASE("a_lost_update_needs_one_preemption_and_the_schedules_are_those_counted_by_hand") {
@@ -249,15 +232,4 @@ TEST_CASE("a_run_that_takes_another_way_on_its_prefix_is_reported") {
     ExploreState state;
     CHECK_THROWS_WITH_AS(explore_with(unsteady, 1, false, state),
                          "a run left its prefix at decision 0: the run is not deterministic", std::runtime_error);
-}
-
-TEST_CASE("a_step_through_a_poll_is_unknown_and_sleep_sets_prune_nothing_on_it") {
-    // The same walks without the polls prune (sleep_sets_skip_reorderings_...).
-    ExploreState plain_state;
-    ExploreState reduced_state;
-    const ExploreTotals plain = explore_with(walks_through_polls, 3, false, plain_state);
-    const ExploreTotals reduced = explore_with(walks_through_polls, 3, true, reduced_state);
-    CHECK(reduced.pruned_by_sleep == 0);
-    CHECK(reduced.sleep_blocked == 0);
-    CHECK(reduced.schedules == plain.schedules);
 }
