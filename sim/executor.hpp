@@ -233,7 +233,10 @@ private:
     void deliver_timer_wakes();
     // The chooser's decision at `point`, with the run's state digest when it wants one.
     std::uint32_t decide(DecisionPoint point);
-    [[nodiscard]] std::uint64_t state_digest() const;
+    [[nodiscard]] std::uint64_t state_digest();
+    // An object's number in this run: the order the state digest first met it (an
+    // address differs between runs and between builds, so it cannot name a state).
+    std::uint64_t object_number(const void* object);
     // Something no schedule point covers ran since the last decision.
     void touched_unknown() {
         if (options_.chooser) options_.chooser->touched(nullptr);
@@ -284,6 +287,7 @@ private:
     std::function<std::optional<std::string>()> quiescence_;
     std::function<std::optional<std::string>()> settled_;
     std::function<std::uint64_t()> state_digest_;
+    std::vector<const void*> numbered_objects_;  // object_number's order
     std::exception_ptr task_error_;
 };
 

@@ -116,15 +116,35 @@ std::uint32_t Executor::decide(DecisionPoint point) {
     return options_.chooser->choose(point);
 }
 
-std::uint64_t Executor::state_digest() const {
+std::uint64_t Executor::object_number(const void* object) {
+    if (!object) return 0;
+    const auto found = std::find(numbered_objects_.begin(), numbered_objects_.end(), object);
+    if (found != numbered_objects_.end()) return static_cast<std::uint64_t>(found - numbered_objects_.begin()) + 1;
+    numbered_objects_.push_back(object);
+    return numbered_objects_.size();
+}
+
+namespace {
+
+// A schedule point's label by its text: a literal's address may differ between builds.
+std::uint64_t label_hash(const char* label) {
+    if (!label) return 0;
+    std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a
+    for (const char* at = label; *at != '\0'; ++at) hash = (hash ^ static_cast<unsigned char>(*at)) * 0x100000001b3ull;
+    return hash;
+}
+
+}  // namespace
+
+std::uint64_t Executor::state_digest() {
     // What the executor holds of the future: each task's status and the point it stands
     // at, the runnable order (it sets the defaults), the last task run, and the time.
     std::uint64_t digest = splitmix64_mix(static_cast<std::uint64_t>(now_) ^ 0x5851F42D4C957F2Dull);
     const auto mix = [&digest](std::uint64_t value) { digest = splitmix64_mix(digest ^ (value + splitmix64_gamma)); };
     for (const auto& slot : tasks_) {
         mix(static_cast<std::uint64_t>(slot->state));
-        mix(reinterpret_cast<std::uintptr_t>(slot->resume_object));
-        mix(reinterpret_cast<std::uintptr_t>(slot->stopped_at));
+        mix(object_number(slot->resume_object));
+        mix(label_hash(slot->stopped_at));
         mix(slot->woken ? 1 : 0);
     }
     for (const std::uint32_t task : runnable_) mix(task);
