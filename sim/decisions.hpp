@@ -44,7 +44,10 @@ struct DecisionPoint {
 class Footprint {
 public:
     void add(const void* object);  // null: unknown
-    void clear() { known_ = true, count_ = 0; }
+    void clear() {
+        known_ = true;
+        count_ = 0;
+    }
     [[nodiscard]] bool known() const { return known_; }
     // Both known and no object in common: the two steps commute.
     [[nodiscard]] bool independent_of(const Footprint& other) const;

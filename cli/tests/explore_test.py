@@ -3,7 +3,7 @@
 Each suite's case is explored at bounds 0, 1 and 2: every exploration passes and is
 exhaustive, a larger bound runs at least the schedules of a smaller one, the JSON totals
 hold what the text promises, sleep sets never run more schedules than the whole tree,
-and a passing exploration writes no decisions file. `explore --ops 2` of the gate and track
+and a passing exploration writes no decisions file. `explore --ops` of the gate (2) and track (1)
 suites explores each small case that `list --small-cases` lists. Together under a minute.
 
 With --canary SUITE SITE CASE BOUND (a moqsim built with -Dmutants=true): with the site
@@ -25,6 +25,8 @@ from moqsim_test_support import Checks, clean_environment  # noqa: E402
 
 # A case of each suite (seed 1) small enough to explore to bound 2 in seconds.
 CASES = {"waiter": 30, "gate": 30, "group": 30, "track": 30, "resume": 30, "fanout": 10}
+# Fanout's bound 2 runs 62,000 schedules twice, minutes under a sanitizer: bounds 0 and 1.
+BOUNDS = {"fanout": (0, 1)}
 
 
 def run(moqsim, *args, cwd=None):
@@ -42,7 +44,7 @@ def explore_json(moqsim, work, suite, case, bound, *extra):
 
 def check_suite(check, moqsim, work, suite, case):
     counts = []
-    for bound in (0, 1, 2):
+    for bound in BOUNDS.get(suite, (0, 1, 2)):
         done, totals, failure = explore_json(moqsim, work, suite, case, bound)
         what = f"{suite} case {case} bound {bound}"
         check(f"{what} passes", done.returncode == 0, done.stderr)
@@ -106,8 +108,8 @@ def main(argv):
         for suite in suites:
             if suite in CASES:
                 check_suite(check, moqsim, work, suite, CASES[suite])
-        for suite in ("gate", "track"):
-            check_small_cases(check, moqsim, work, suite, 2)
+        for suite, ops in (("gate", 2), ("track", 1)):
+            check_small_cases(check, moqsim, work, suite, ops)
     return check.finish()
 
 
