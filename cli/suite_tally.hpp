@@ -32,6 +32,7 @@ struct SweepContext {
 class SuiteTally {
 public:
     SuiteTally(const SweepContext& context, const properties::Suite& suite) : context_(context), suite_(suite) {}
+    [[nodiscard]] const properties::Suite& suite() const { return suite_; }
 
     // Runs one case and counts it; false if it failed (printed, listed and bucketed).
     bool run_case(std::uint64_t seed, std::uint64_t index);

@@ -164,6 +164,31 @@ int timed_sweep(const Program& program, const SweepOptions& options, const std::
     return failed ? 1 : 0;
 }
 
+// One suite's cases over the seed range (this shard's share), its result added to
+// `report`; false when a failure's replay gave another digest.
+bool sweep_suite(const SweepContext& context, SuiteTally& tally, std::uint64_t cases, SiteHits* site_hits,
+                 nlohmann::json& report) {
+    const SweepOptions& options = context.options;
+    const SeedRange seeds = options.seeds;
+    const Shard shard = options.shard;
+    const std::uint64_t total = seeds.count() * cases;
+    Progress progress(std::string(tally.suite().name()), shard_share(total, shard));
+    const Clock::time_point started = Clock::now();
+    if (site_hits) site_hits->start_suite();
+    for (std::uint64_t ordinal = shard.index; ordinal < total; ordinal += shard.total) {
+        const bool passed = tally.run_case(seeds.first + ordinal / cases, ordinal % cases);
+        progress.advance(tally.run(), context.book.size());
+        if (!passed && !options.keep_going) break;
+    }
+    progress.finish();
+    if (site_hits) site_hits->end_suite(tally.suite().name(), cases, tally.run());
+    tally.add_seconds(seconds_since(started));
+    const bool same = tally.replay_failures();
+    report["suites"].push_back(tally.result(cases));
+    print_suite_result(report["suites"].back());
+    return same;
+}
+
 }  // namespace
 
 int sweep(const Program& program, const std::vector<std::string>& arguments) {
@@ -204,24 +229,8 @@ int sweep(const Program& program, const std::vector<std::string>& arguments) {
     const SweepContext context{program, options, book};
     std::vector<SuiteTally> tallies;
     for (std::size_t chosen = 0; chosen < options.suites.size(); ++chosen) {
-        const properties::Suite* suite = options.suites[chosen];
-        const std::uint64_t cases = options.cases[chosen];
-        const std::uint64_t total = seeds.count() * cases;
-        Progress progress(std::string(suite->name()), shard_share(total, shard));
-        SuiteTally& tally = tallies.emplace_back(context, *suite);
-        const Clock::time_point started = Clock::now();
-        if (site_hits) site_hits->start_suite();
-        for (std::uint64_t ordinal = shard.index; ordinal < total; ordinal += shard.total) {
-            const bool passed = tally.run_case(seeds.first + ordinal / cases, ordinal % cases);
-            progress.advance(tally.run(), book.size());
-            if (!passed && !options.keep_going) break;
-        }
-        progress.finish();
-        if (site_hits) site_hits->end_suite(suite->name(), cases, tally.run());
-        tally.add_seconds(seconds_since(started));
-        same = tally.replay_failures() && same;
-        report["suites"].push_back(tally.result(cases));
-        print_suite_result(report["suites"].back());
+        SuiteTally& tally = tallies.emplace_back(context, *options.suites[chosen]);
+        same = sweep_suite(context, tally, options.cases[chosen], site_hits ? &*site_hits : nullptr, report) && same;
     }
     report["buckets"] = book.buckets();
     write_result(program, options, report);
