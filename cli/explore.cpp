@@ -12,8 +12,10 @@
 #include "cli/commands.hpp"
 #include "cli/corpus_file.hpp"
 #include "cli/decisions_file.hpp"
+#include "cli/explore_result.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "cli/shard.hpp"
 #include "properties/explore.hpp"
 #include "properties/small_scope.hpp"
 
@@ -62,68 +64,46 @@ private:
 struct SmallCaseCounts {
     properties::SmallScopeTotals scope;
     std::uint64_t explored = 0;
+    // The case the search stood in when its budget ran out.
+    std::optional<std::uint64_t> stopped_in;
+
+    [[nodiscard]] nlohmann::json json(int ops) const {
+        return {{"ops", ops}, {"enumerated", scope.enumerated}, {"symmetric", scope.symmetric}, {"explored", explored}};
+    }
 };
 
-nlohmann::json totals_json(const ExploreOptions& options, const ExploredCase& explored, const sim::ExploreState& state,
-                           const std::optional<SmallCaseCounts>& small) {
-    const sim::ExploreTotals& totals = state.totals;
-    nlohmann::json failures = nlohmann::json::array();
-    for (const sim::ExploredFailure& failure : state.failures)
-        failures.push_back({{"message", failure.verdict.message},
-                            {"digest", failure.verdict.digest},
-                            {"decisions", failure.decisions.size()}});
-    nlohmann::json cases;
-    if (small)
-        cases = {{"ops", *options.ops},
-                 {"enumerated", small->scope.enumerated},
-                 {"symmetric", small->scope.symmetric},
-                 {"explored", small->explored}};
-    return {{"suite", options.suite->name()},
-            {"case", explored.label},
-            {"small_cases", cases},
-            {"bound", options.bound},
-            {"sleep_sets", options.sleep_sets},
-            {"mutant", options.mutant ? nlohmann::json(*options.mutant) : nlohmann::json()},
-            {"end", sim::explore_end_name(state.end)},
-            {"exhaustive", state.end == sim::ExploreEnd::exhaustive},
-            {"schedules", totals.schedules},
-            {"pruned_by_bound", totals.pruned_by_bound},
-            {"pruned_by_sleep_sets", totals.pruned_by_sleep},
-            {"ended_asleep", totals.sleep_blocked},
-            {"state_caching", options.state_caching},
-            {"pruned_by_state_cache", totals.pruned_by_cache},
-            {"distinct_states", totals.distinct_states},
-            {"deepest", totals.deepest},
-            {"seconds", totals.seconds},
-            {"schedules_per_second", totals.seconds > 0 ? totals.schedules / totals.seconds : 0.0},
-            {"failures", failures},
-            {"failure_file", state.failures.empty() ? nlohmann::json() : nlohmann::json(options.failure_path)}};
-}
-
-std::string cache_line(const ExploreOptions& options, const sim::ExploreTotals& totals) {
+std::string cache_line(const ExploreOptions& options, const nlohmann::json& result) {
     if (!options.state_caching) return "state caching off";
-    if (totals.distinct_states == 0) return "no state cached: the suite gives no state digest";
-    return std::to_string(totals.distinct_states) + " distinct states; " + std::to_string(totals.pruned_by_cache) +
+    if (result["distinct_states"] == 0) return "no state cached: the suite gives no state digest";
+    return result["distinct_states"].dump() + " distinct states; " + result["pruned_by_state_cache"].dump() +
            " points skipped as reached before";
 }
 
-void print_totals(const ExploreOptions& options, const ExploredCase& explored, const sim::ExploreState& state,
-                  const std::optional<SmallCaseCounts>& small) {
-    const sim::ExploreTotals& totals = state.totals;
-    if (small)
-        std::printf("explore: %llu small cases of up to %d operations, %llu skipped as symmetric, %llu explored\n",
-                    static_cast<unsigned long long>(small->scope.enumerated), *options.ops,
-                    static_cast<unsigned long long>(small->scope.symmetric),
-                    static_cast<unsigned long long>(small->explored));
+// The result (explore_result_json) as text: with --resume, the totals of every run so far.
+void print_totals(const ExploreOptions& options, const nlohmann::json& result) {
+    const auto count = [&result](const char* key) { return result[key].dump(); };
+    if (result["small_cases"].is_object()) {
+        const nlohmann::json& small = result["small_cases"];
+        std::printf("explore: %s small cases of up to %d operations, %s skipped as symmetric, %s explored\n",
+                    small["enumerated"].dump().c_str(), *options.ops, small["symmetric"].dump().c_str(),
+                    small["explored"].dump().c_str());
+    }
+    std::printf("explore: %s, bound %u%s: %s\n", result["case"].get<std::string>().c_str(), options.bound,
+                options.sleep_sets ? "" : ", no sleep sets", result["end"].get<std::string>().c_str());
     std::printf(
-        "explore: %s, bound %u%s: %s\n  %llu schedules (not taken: %llu choices past the bound, %llu asleep; %llu "
-        "runs ended asleep), deepest %llu decisions\n  %s\n  %.2f s, %.0f schedules/s, %llu failures\n",
-        explored.label.c_str(), options.bound, options.sleep_sets ? "" : ", no sleep sets",
-        std::string(sim::explore_end_name(state.end)).c_str(), static_cast<unsigned long long>(totals.schedules),
-        static_cast<unsigned long long>(totals.pruned_by_bound),
-        static_cast<unsigned long long>(totals.pruned_by_sleep), static_cast<unsigned long long>(totals.sleep_blocked),
-        static_cast<unsigned long long>(totals.deepest), cache_line(options, totals).c_str(), totals.seconds,
-        totals.seconds > 0 ? totals.schedules / totals.seconds : 0.0, static_cast<unsigned long long>(totals.failures));
+        "  %s schedules (not taken: %s choices past the bound, %s asleep; %s runs ended asleep), deepest %s "
+        "decisions\n  %s\n  %.2f s, %.0f schedules/s, %zu failures\n",
+        count("schedules").c_str(), count("pruned_by_bound").c_str(), count("pruned_by_sleep_sets").c_str(),
+        count("ended_asleep").c_str(), count("deepest").c_str(), cache_line(options, result).c_str(),
+        result["seconds"].get<double>(), result["schedules_per_second"].get<double>(), result["failures"].size());
+    if (options.shard.total > 1)
+        std::printf("  shard %llu of %llu (%s runs walked past other shards' subtrees)\n",
+                    static_cast<unsigned long long>(options.shard.index),
+                    static_cast<unsigned long long>(options.shard.total), count("other_shards").c_str());
+    if (!result["resume"].is_null())
+        std::printf("  stopped by its budget: %s\n",
+                    options.resume_path ? ("the same command goes on from " + *options.resume_path).c_str()
+                                        : "run it with --resume FILE to keep where it stopped");
 }
 
 void report_failure(const Program& program, const ExploreOptions& options, const ExploredCase& explored,
@@ -150,17 +130,26 @@ void report_failure(const Program& program, const ExploreOptions& options, const
                  program.name.c_str(), options.failure_path.c_str());
 }
 
-// Every small case of up to --ops operations, each explored into `state` until the search
-// ends; the case of the first failure is kept for its report.
-SmallCaseCounts explore_small_cases(const ExploreOptions& options, const sim::ExploreOptions& search,
-                                    sim::ExploreState& state, ExploredCase& failing) {
+// Every small case of up to --ops operations that is this shard's, each explored into
+// `state` until the search ends; from `resume` on if given. The case of the first failure
+// is kept for its report.
+SmallCaseCounts explore_small_cases(const ExploreOptions& options, sim::ExploreOptions search,
+                                    const std::optional<ExploreResume>& resume, sim::ExploreState& state,
+                                    ExploredCase& failing) {
     SmallCaseCounts counts;
     const std::string prefix = std::string(options.suite->name()) + " --ops " + std::to_string(*options.ops) + " case ";
+    const std::uint64_t first = resume ? resume->case_index.value_or(0) : 0;
     try {
         counts.scope = properties::for_each_small_case(
             *options.suite, *options.ops, [&](const properties::Case& value, std::uint64_t index) {
+                if (index < first || index % options.shard.total != options.shard.index) return true;
+                search.start = resume && index == first ? &resume->frontier : nullptr;
                 const std::size_t failures_before = state.failures.size();
                 properties::explore_case(value, search, state);
+                if (state.end == sim::ExploreEnd::budget) {
+                    counts.stopped_in = index;
+                    return false;
+                }
                 ++counts.explored;
                 if (failures_before == 0 && !state.failures.empty())
                     failing = {value.clone(), prefix + std::to_string(index)};
@@ -172,13 +161,7 @@ SmallCaseCounts explore_small_cases(const ExploreOptions& options, const sim::Ex
     return counts;
 }
 
-}  // namespace
-
-int explore(const Program& program, const std::vector<std::string>& arguments) {
-    const ExploreOptions options = parse_explore_options(arguments);
-    if (options.mutant) activate_mutant(*options.mutant);
-    check_writable(options.failure_path, "--failure");
-
+sim::ExploreOptions search_options(const ExploreOptions& options, ExploreProgress& progress) {
     sim::ExploreOptions search;
     search.bound = options.bound;
     search.sleep_sets = options.sleep_sets;
@@ -186,28 +169,86 @@ int explore(const Program& program, const std::vector<std::string>& arguments) {
     search.keep_going = options.keep_going;
     if (options.budget_seconds)
         search.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(*options.budget_seconds);
-    ExploreProgress progress;
+    search.schedule_limit = options.max_schedules;
+    // --ops shards deal out whole cases; one case's shards split its tree.
+    if (!options.ops) search.shard = sim::ExploreShard{options.shard.index, options.shard.total, options.split_depth};
     search.progress = [&progress](const sim::ExploreTotals& totals) { progress(totals); };
-    sim::ExploreState state;
-    ExploredCase explored;
-    std::optional<SmallCaseCounts> small;
+    return search;
+}
+
+// The exploration itself: every small case with --ops (`explored` becomes the failing
+// one, if any), otherwise the one case; from `resume` on if given.
+void explore_all(const ExploreOptions& options, sim::ExploreOptions search, const std::optional<ExploreResume>& resume,
+                 ExploredCase& explored, sim::ExploreState& state, std::optional<SmallCaseCounts>& small) {
     if (options.ops) {
+        ExploredCase failing;
+        small = explore_small_cases(options, search, resume, state, failing);
+        if (failing.value) explored = std::move(failing);
+        return;
+    }
+    if (resume) search.start = &resume->frontier;
+    properties::explore_case(*explored.value, search, state);
+}
+
+// What a --resume file already holds that ended: its totals again, and its status.
+int report_ended(const ExploreOptions& options, const ExploreBefore& before) {
+    std::printf("explore: %s holds an exploration that ended (%s): %llu schedules, %zu failures; nothing to resume\n",
+                options.resume_path->c_str(), before.end.c_str(),
+                static_cast<unsigned long long>(before.totals.schedules), before.failures.size());
+    return before.failures.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int explore(const Program& program, const std::vector<std::string>& arguments) {
+    const ExploreOptions options = parse_explore_options(arguments, process_environment());
+    if (options.mutant) activate_mutant(*options.mutant);
+    check_writable(options.failure_path, "--failure");
+    if (options.resume_path) {
+        check_writable(*options.resume_path, "--resume");
+        check_different_files("--failure", options.failure_path, "--resume", *options.resume_path);
+    }
+    ExploredCase explored;
+    if (options.ops)
         explored.label = std::string(options.suite->name()) + " small cases of up to " + std::to_string(*options.ops) +
                          " operations";
-        ExploredCase failing;
-        small = explore_small_cases(options, search, state, failing);
-        if (failing.value) explored = std::move(failing);
-    } else {
+    else
         explored = explored_case(options);
-        properties::explore_case(*explored.value, search, state);
+    const std::string settings_label = explored.label;
+    std::optional<ExploreBefore> before;
+    if (options.resume_path)
+        before = read_explore_resume(*options.resume_path, explore_settings(options, settings_label));
+    if (before && !before->resume) return report_ended(options, *before);
+    acknowledge_shard();
+
+    ExploreProgress progress;
+    sim::ExploreOptions search = search_options(options, progress);
+    const std::optional<ExploreResume> resume = before ? before->resume : std::nullopt;
+    sim::ExploreState state;
+    std::optional<SmallCaseCounts> small;
+    try {
+        explore_all(options, search, resume, explored, state, small);
+    } catch (const sim::NotDeterministic& error) {
+        if (!resume || error.at >= resume->frontier.path.size()) throw;
+        throw UsageError(*options.resume_path + ": resume.path[" + std::to_string(error.at) +
+                         "] is not a decision this case makes there: a file of another build or case");
     }
+    if (small && before) small->explored += before->explored_cases;
+    std::optional<ExploreResume> unfinished;
+    if (state.frontier) unfinished = ExploreResume{*state.frontier, small ? small->stopped_in : std::nullopt};
 
     if (!state.failures.empty()) report_failure(program, options, explored, state.failures.front());
+    ExploreReport report{
+        &options, settings_label, explored.label, &state, std::nullopt, unfinished, before ? &*before : nullptr};
+    if (small) report.small_cases = small->json(*options.ops);
+    const nlohmann::json result = explore_result_json(report);
+    if (options.resume_path) write_atomically(*options.resume_path, result.dump(1) + "\n");
     if (options.json)
-        std::printf("%s\n", totals_json(options, explored, state, small).dump(1).c_str());
+        std::printf("%s\n", result.dump(1).c_str());
     else
-        print_totals(options, explored, state, small);
-    return state.failures.empty() ? 0 : 1;
+        print_totals(options, result);
+    const bool failed = !state.failures.empty() || (before && !before->failures.empty());
+    return failed ? 1 : 0;
 }
 
 }  // namespace moq::cli

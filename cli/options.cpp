@@ -222,8 +222,10 @@ const properties::Suite* parse_suite_name(const std::string& name) {
     return suite;
 }
 
-ExploreOptions parse_explore_options(const std::vector<std::string>& arguments) {
-    const Flags flags(arguments, {"suite", "seed", "case", "mix", "bound", "budget", "mutant", "failure", "ops"},
+ExploreOptions parse_explore_options(const std::vector<std::string>& arguments, const Environment& variables) {
+    const Flags flags(arguments,
+                      {"suite", "seed", "case", "mix", "bound", "budget", "mutant", "failure", "ops", "split-depth",
+                       "max-schedules", "resume"},
                       {"json", "keep-going", "no-sleep-sets", "no-state-caching"});
     if (!flags.positional().empty()) throw UsageError("explore takes no file but --case FILE");
     ExploreOptions options;
@@ -254,6 +256,16 @@ ExploreOptions parse_explore_options(const std::vector<std::string>& arguments) 
     options.json = flags.has("json");
     options.mutant = flags.value("mutant");
     if (const auto failure = flags.value("failure")) options.failure_path = *failure;
+    if (const auto depth = flags.value("split-depth")) {
+        if (options.ops) throw UsageError("--split-depth splits one case's tree: --ops shards split the small cases");
+        options.split_depth = static_cast<std::uint32_t>(parse_count(*depth, "--split-depth", max_split_depth));
+    }
+    if (const auto limit = flags.value("max-schedules")) {
+        options.max_schedules = parse_count(*limit, "--max-schedules", UINT64_MAX);
+        if (*options.max_schedules == 0) throw UsageError("--max-schedules: at least 1");
+    }
+    options.resume_path = flags.value("resume");
+    options.shard = shard_from_environment(variables);
     return options;
 }
 

@@ -111,9 +111,18 @@ struct ExploreOptions {
     bool json = false;  // the totals as JSON on standard output
     std::optional<std::string> mutant;
     std::string failure_path = "moqsim-explore-failure.json";  // a failure's decisions file
+    // The shard from the environment (as sweep reads it): with --ops every total-th small
+    // case, otherwise the subtrees below each choice at split_depth (sim::ExploreShard).
+    Shard shard;
+    std::uint32_t split_depth = 4;
+    std::optional<std::uint64_t> max_schedules;  // --max-schedules N: a budget counted in schedules
+    // --resume FILE: go on from the unfinished exploration FILE holds (if it exists), and
+    // keep this run's result there.
+    std::optional<std::string> resume_path;
 };
+inline constexpr std::uint32_t max_split_depth = 1000;
 inline constexpr std::uint32_t max_bound = 1000;
-ExploreOptions parse_explore_options(const std::vector<std::string>& arguments);
+ExploreOptions parse_explore_options(const std::vector<std::string>& arguments, const Environment& variables);
 // explore and replay read a suite's name the same way.
 const properties::Suite* parse_suite_name(const std::string& name);
 

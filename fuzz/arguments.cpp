@@ -38,8 +38,8 @@ void check_numbers(const std::string& text) {
 }
 
 void parse_command(const std::string& command, const std::vector<std::string>& arguments) {
+    const auto no_environment = [](const std::string&) { return std::optional<std::string>(); };
     if (command == "sweep") {
-        const auto no_environment = [](const std::string&) { return std::optional<std::string>(); };
         moq::fuzz::check_sweep_options(moq::cli::parse_sweep_options(arguments, no_environment));
     } else if (command == "replay") {
         const moq::cli::ReplayOptions options = moq::cli::parse_replay_options(arguments);
@@ -49,8 +49,11 @@ void parse_command(const std::string& command, const std::vector<std::string>& a
             "a replay of more or fewer than one of a file, a suite and a decisions file");
         require(!options.trace_format || options.trace_path, "a trace format without a trace");
     } else if (command == "explore") {
-        const moq::cli::ExploreOptions options = moq::cli::parse_explore_options(arguments);
+        const moq::cli::ExploreOptions options = moq::cli::parse_explore_options(arguments, no_environment);
         require(options.suite != nullptr, "an exploration of no suite");
+        require(!options.max_schedules || *options.max_schedules >= 1, "a budget of no schedule");
+        require(options.split_depth <= moq::cli::max_split_depth, "a split depth past the limit");
+        require(!options.ops || options.split_depth == 4, "a split depth with small cases");
         require(options.bound <= moq::cli::max_bound, "a bound past the limit");
         require(!options.budget_seconds || *options.budget_seconds >= 1, "a budget of no time");
     } else if (command == "corpus") {

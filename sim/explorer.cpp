@@ -16,6 +16,7 @@ void ExploreTotals::add(const ExploreTotals& other) {
     pruned_by_cache += other.pruned_by_cache;
     distinct_states += other.distinct_states;
     failures += other.failures;
+    other_shards += other.other_shards;
     deepest = std::max(deepest, other.deepest);
     seconds += other.seconds;
 }
@@ -40,16 +41,10 @@ struct Sleeper {
     Footprint footprint;
 };
 
-// One decision on the path being explored.
-struct Node {
-    DecisionKind kind = DecisionKind::pick;
-    std::uint32_t options = 1;
-    std::uint32_t fallback = 0;
-    bool costly = false;
-    std::vector<std::uint32_t> tasks;  // the task of each choice; empty for the drive's
-    std::uint32_t spent = 0;           // of the bound, before this decision
-    std::uint32_t next_rank = 0;       // in the order default first, then the others
-    std::uint32_t choice = 0;
+// One decision on the path being explored: what a frontier keeps of it, and the sleep
+// sets' bookkeeping.
+struct Node : ExplorePathStep {
+    std::uint32_t depth = 0;     // its index on the path
     std::vector<Sleeper> sleep;  // asleep here
     std::vector<Sleeper> done;   // explored here, with the footprint of their steps
     Footprint after;             // the footprint of the step after `choice`
@@ -64,7 +59,9 @@ struct Node {
 
 class Search {
 public:
-    Search(const ExploreOptions& options, ExploreTotals& totals) : options_(options), totals_(totals) {}
+    Search(const ExploreOptions& options, ExploreTotals& totals) : options_(options), totals_(totals) {
+        if (options.start) restore(*options.start);
+    }
 
     // Moves the node to its next choice within the bound and awake; false if none is left.
     bool advance(Node& node) {
@@ -79,6 +76,7 @@ public:
                 continue;
             }
             node.choice = choice;
+            if (sharded() && node.depth == options_.shard.split_depth) ++subtrees_;
             return true;
         }
         return false;
@@ -98,6 +96,7 @@ public:
     // A new node below the path for `point`, its sleep set from its parent's.
     Node child(const DecisionPoint& point) const {
         Node node;
+        node.depth = static_cast<std::uint32_t>(nodes_.size());
         node.kind = point.kind;
         node.options = point.options;
         node.fallback = point.fallback;
@@ -117,10 +116,35 @@ public:
 
     std::vector<Node>& nodes() { return nodes_; }
 
+    [[nodiscard]] bool sharded() const { return options_.shard.total > 1; }
+    // Whether the subtree the path is in now, below the split depth, is this shard's.
+    [[nodiscard]] bool owns_subtree() const {
+        return subtrees_ > 0 && (subtrees_ - 1) % options_.shard.total == options_.shard.index;
+    }
+    // Whether the run just made is this shard's: one that reached the split depth belongs
+    // to its subtree's shard, one that ended above it to shard 0.
+    [[nodiscard]] bool owns_run() const {
+        if (!sharded()) return true;
+        return nodes_.size() > options_.shard.split_depth ? owns_subtree() : options_.shard.index == 0;
+    }
+    // A new point below the split depth in another shard's subtree: not explored here.
+    [[nodiscard]] bool elsewhere(std::size_t depth) const {
+        return sharded() && depth > options_.shard.split_depth && !owns_subtree();
+    }
+
+    [[nodiscard]] ExploreFrontier frontier() const {
+        ExploreFrontier frontier;
+        frontier.subtrees = subtrees_;
+        for (const Node& node : nodes_) frontier.path.push_back(static_cast<const ExplorePathStep&>(node));
+        return frontier;
+    }
+
     // True if `node`'s state was reached before with at least as much of the bound left
     // (and the same tasks asleep); records it otherwise.
     bool seen_before(const DecisionPoint& point, const Node& node) {
         if (!options_.state_caching || !point.state) return false;
+        // Above the split, every shard must walk alike: no shard may skip what another saw.
+        if (sharded() && node.depth <= options_.shard.split_depth) return false;
         std::uint64_t key = *point.state;
         const auto mix = [&key](std::uint64_t value) { key = splitmix64_mix(key ^ (value + splitmix64_gamma)); };
         mix(static_cast<std::uint64_t>(point.kind));
@@ -141,6 +165,16 @@ public:
     [[nodiscard]] std::size_t states() const { return seen_.size(); }
 
 private:
+    void restore(const ExploreFrontier& frontier) {
+        subtrees_ = frontier.subtrees;
+        for (const ExplorePathStep& step : frontier.path) {
+            Node node;
+            static_cast<ExplorePathStep&>(node) = step;
+            node.depth = static_cast<std::uint32_t>(nodes_.size());
+            nodes_.push_back(std::move(node));
+        }
+    }
+
     [[nodiscard]] bool asleep(const Node& node, std::uint32_t task) const {
         if (!options_.sleep_sets || task == no_task) return false;
         return std::any_of(node.sleep.begin(), node.sleep.end(),
@@ -151,6 +185,7 @@ private:
     ExploreTotals& totals_;
     std::vector<Node> nodes_;
     std::unordered_map<std::uint64_t, std::uint32_t> seen_;  // state -> most bound left when reached
+    std::uint64_t subtrees_ = 0;                             // entered at the split depth so far
 };
 
 // One run's chooser: the path's choices while they last, then new nodes, each taking
@@ -194,6 +229,10 @@ private:
         // Past a point where every choice was asleep, every schedule below is another's
         // reordering: the run ends on defaults and adds nothing to explore.
         if (blocked_ || diverged_at_) return point.fallback;
+        if (search_.elsewhere(index)) {
+            blocked_ = true;
+            return point.fallback;
+        }
         Node node = search_.child(point);
         if (search_.seen_before(point, node)) {
             ++cached_;
@@ -227,21 +266,28 @@ ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const Expl
     ExploreTotals totals;
     Search search(options, totals);
     for (;;) {
-        if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) {
+        const bool out_of_schedules =
+            options.schedule_limit && state.totals.schedules + totals.schedules >= *options.schedule_limit;
+        if (out_of_schedules || (options.deadline && std::chrono::steady_clock::now() >= *options.deadline)) {
             state.end = ExploreEnd::budget;
+            state.frontier = search.frontier();
             break;
         }
         PathChooser chooser(search);
         RunVerdict verdict = run(chooser);
         chooser.finish();
         if (const auto at = chooser.diverged_at())
-            throw std::runtime_error("a run left its prefix at decision " + std::to_string(*at) +
-                                     ": the run is not deterministic");
-        ++totals.schedules;
-        totals.sleep_blocked += chooser.ended_asleep() ? 1 : 0;
-        totals.pruned_by_cache += chooser.cached() ? 1 : 0;
-        totals.deepest = std::max<std::uint64_t>(totals.deepest, chooser.recorded().size());
-        if (!verdict.ok) {
+            throw NotDeterministic(
+                "a run left its prefix at decision " + std::to_string(*at) + ": the run is not deterministic", *at);
+        if (!search.owns_run()) {
+            ++totals.other_shards;
+        } else {
+            ++totals.schedules;
+            totals.sleep_blocked += chooser.ended_asleep() ? 1 : 0;
+            totals.pruned_by_cache += chooser.cached() ? 1 : 0;
+            totals.deepest = std::max<std::uint64_t>(totals.deepest, chooser.recorded().size());
+        }
+        if (!verdict.ok && search.owns_run()) {
             ++totals.failures;
             state.failures.push_back(ExploredFailure{std::move(chooser.recorded()), std::move(verdict)});
             if (!options.keep_going) state.end = ExploreEnd::failure;

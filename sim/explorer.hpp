@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,8 @@ struct ExploreTotals {
     std::uint64_t distinct_states = 0;  // states the cache holds (0: the run gives no state)
     std::uint64_t failures = 0;
     std::uint64_t deepest = 0;  // the most decisions one schedule made
+    // Runs made only to walk past subtrees that other shards explore (not schedules).
+    std::uint64_t other_shards = 0;
     double seconds = 0;
     void add(const ExploreTotals& other);
 };
@@ -35,6 +38,36 @@ struct ExploreTotals {
 // Why an exploration ended.
 enum class ExploreEnd { exhaustive, failure, budget };
 std::string_view explore_end_name(ExploreEnd end);
+
+// One decision of the path an unfinished exploration stood on, with what is left to try
+// there. Sleep sets and cached states are not kept: a resumed search explores a superset.
+struct ExplorePathStep {
+    DecisionKind kind = DecisionKind::pick;
+    std::uint32_t options = 1;
+    std::uint32_t fallback = 0;
+    bool costly = false;
+    std::vector<std::uint32_t> tasks;  // the task of each choice; empty for the drive's
+    std::uint32_t spent = 0;           // of the bound, before this decision
+    std::uint32_t next_rank = 0;       // in the order default first, then the others
+    std::uint32_t choice = 0;
+};
+
+// Where an exploration stopped by its deadline goes on: the next schedule's prefix, and
+// how many subtrees at the split depth it had entered (for shards).
+struct ExploreFrontier {
+    std::vector<ExplorePathStep> path;
+    std::uint64_t subtrees = 0;
+};
+
+// A share of the tree: the subtrees below each choice at depth split_depth are dealt out
+// in the order the search meets them, every total-th from index. Runs that end above that
+// depth are shard 0's. Every shard walks the decisions above it the same way, so the shards
+// together run what one search runs.
+struct ExploreShard {
+    std::uint64_t index = 0;
+    std::uint64_t total = 1;
+    std::uint32_t split_depth = 4;
+};
 
 struct ExploreOptions {
     std::uint32_t bound = 2;
@@ -44,6 +77,11 @@ struct ExploreOptions {
     bool state_caching = true;
     bool keep_going = false;  // run on past failures
     std::optional<std::chrono::steady_clock::time_point> deadline;
+    // Stop, as at the deadline, once the whole exploration (ExploreState) ran this many schedules.
+    std::optional<std::uint64_t> schedule_limit;
+    ExploreShard shard;
+    // Go on from here instead of from the root (an unfinished exploration's frontier).
+    const ExploreFrontier* start = nullptr;
     // Called after every schedule, with the totals of the whole exploration so far.
     std::function<void(const ExploreTotals&)> progress;
 };
@@ -66,13 +104,22 @@ struct ExploreState {
     ExploreTotals totals;
     std::vector<ExploredFailure> failures;
     ExploreEnd end = ExploreEnd::exhaustive;
+    // Set when the deadline stopped the search: where it would have gone on.
+    std::optional<ExploreFrontier> frontier;
     [[nodiscard]] bool ended() const { return end != ExploreEnd::exhaustive; }
+};
+
+// A run took another way than its prefix named, at decision `at`.
+struct NotDeterministic : std::runtime_error {
+    NotDeterministic(const std::string& what, std::size_t decision) : std::runtime_error(what), at(decision) {}
+    std::size_t at;
 };
 
 // Every schedule of `run` within options.bound (or up to a failure or the deadline). `run`
 // makes one whole run with the chooser it is given and judges it. Returns this call's
-// totals; adds them and its failures to `state`. Throws std::runtime_error if a run does
-// not take the decisions its prefix names (the run is not deterministic).
+// totals; adds them and its failures to `state`. Throws NotDeterministic if a run does
+// not take the decisions its prefix names (the run is not deterministic, or options.start
+// is another case's).
 ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const ExploreOptions& options,
                       ExploreState& state);
 

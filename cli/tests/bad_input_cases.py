@@ -24,7 +24,7 @@ import json
 DELETE = "<delete>"
 
 # The inputs the cases change, each made by one moqsim run: NAME -> (env, args); the file is
-# that sweep's --json result or that replay's --save.
+# that sweep's --json result, that exploration's --resume file or that replay's --save.
 FIXTURES = {
     "gate 0 of 2": ({"GTEST_TOTAL_SHARDS": "2", "GTEST_SHARD_INDEX": "0"}, ["sweep", "--suite", "gate", "--cases", "4"]),
     "gate 1 of 2": ({"GTEST_TOTAL_SHARDS": "2", "GTEST_SHARD_INDEX": "1"}, ["sweep", "--suite", "gate", "--cases", "4"]),
@@ -41,6 +41,11 @@ FIXTURES = {
     "gate 2 of 3": ({"GTEST_TOTAL_SHARDS": "3", "GTEST_SHARD_INDEX": "2"}, ["sweep", "--suite", "gate", "--cases", "4"]),
     # A timed sweep whose seed range ends before its time: it finishes.
     "gate timed, finished": ({}, ["sweep", "--suite", "gate", "--cases", "4", "--seeds", "1-3", "--duration", "1h"]),
+    # An exploration stopped by its budget, and one shard of a whole one.
+    "gate explore stopped": ({}, ["explore", "--suite", "gate", "--seed", "1", "--case", "30", "--bound", "2",
+                                  "--max-schedules", "5"]),
+    "gate explore 0 of 2": ({"GTEST_TOTAL_SHARDS": "2", "GTEST_SHARD_INDEX": "0"},
+                            ["explore", "--suite", "gate", "--seed", "1", "--case", "30", "--bound", "1"]),
     "gate case": ({}, ["replay", "--suite", "gate", "--seed", "1", "--case", "2"]),
     "waiter case": ({}, ["replay", "--suite", "waiter", "--seed", "1", "--case", "3"]),
 }
@@ -51,6 +56,7 @@ SHARD_0 = {"a.json": {"fixture": "gate 0 of 2"}}
 
 
 EXPLORE = ["explore", "--suite", "gate", "--seed", "1", "--case", "2"]
+EXPLORE_30 = ["explore", "--suite", "gate", "--seed", "1", "--case", "30"]
 
 
 def decisions(listed):
@@ -557,6 +563,32 @@ CASES = [
      "files": {"c.json": {"fixture": "gate case"}}, "mentions": ["c.json", "gate suite"]},
     {"name": "explore whose failure file is a folder", "args": EXPLORE + ["--failure", "out"],
      "files": {"out": {"folder": True}}, "mentions": ["--failure", "out"]},
+    {"name": "explore --resume of another exploration", "args": EXPLORE_30 + ["--bound", "1", "--resume", "r.json"],
+     "files": {"r.json": {"fixture": "gate explore stopped"}}, "mentions": ["r.json", "bound"]},
+    {"name": "explore --resume of a sweep result", "args": EXPLORE_30 + ["--resume", "r.json"],
+     "files": {"r.json": {"fixture": "gate 0 of 2"}}, "mentions": ["r.json", "not an exploration"]},
+    {"name": "explore --resume with a choice past its options", "args": EXPLORE_30 + ["--bound", "2", "--resume", "r.json"],
+     "files": {"r.json": {"fixture": "gate explore stopped", "set": {"resume.path.0.choice": 99}}},
+     "mentions": ["r.json", "resume.path[0]", "choice"]},
+    {"name": "explore --resume with a path another case would not take",
+     "args": EXPLORE_30 + ["--bound", "2", "--resume", "r.json"],
+     "files": {"r.json": {"fixture": "gate explore stopped", "set": {"resume.path.0.kind": "clock_jump"}}},
+     "mentions": ["r.json", "resume.path[0]", "another build or case"]},
+    {"name": "explore --resume of an ended exploration with a frontier",
+     "args": EXPLORE_30 + ["--bound", "2", "--resume", "r.json"],
+     "files": {"r.json": {"fixture": "gate explore stopped", "set": {"end": "exhaustive"}}},
+     "mentions": ["r.json", "resume", "ended"]},
+    {"name": "explore --resume of the failure file", "args": EXPLORE + ["--resume", "f.json", "--failure", "f.json"],
+     "mentions": ["--resume", "--failure"]},
+    {"name": "explore --split-depth with --ops", "args": ["explore", "--suite", "gate", "--ops", "1", "--split-depth", "2"],
+     "mentions": ["--split-depth", "--ops"]},
+    {"name": "explore --max-schedules 0", "args": EXPLORE + ["--max-schedules", "0"], "mentions": ["--max-schedules"]},
+    {"name": "merge of an exploration and a sweep", "args": ["merge", "a.json", "b.json"],
+     "files": {"a.json": {"fixture": "gate explore 0 of 2"}, "b.json": {"fixture": "gate 1 of 2"}},
+     "mentions": ["b.json", "not an exploration"]},
+    {"name": "merge of an exploration's shard twice", "args": ["merge", "a.json", "b.json"],
+     "files": {"a.json": {"fixture": "gate explore 0 of 2"}, "b.json": {"fixture": "gate explore 0 of 2"}},
+     "mentions": ["b.json", "shard 0", "twice"]},
     {"name": "replay of decisions that are not JSON", "args": ["replay", "--decisions", "d.json"],
      "files": {"d.json": {"text": "{\"format\": "}}, "mentions": ["d.json", "not JSON"]},
     {"name": "replay of decisions of another format", "args": ["replay", "--decisions", "d.json"],

@@ -30,7 +30,7 @@ def make_fixtures(moqsim, folder):
     made = {}
     for number, (name, (env, args)) in enumerate(FIXTURES.items()):
         path = folder / f"fixture{number}.json"
-        output = ["--json" if args[0] == "sweep" else "--save", str(path)]
+        output = {"sweep": ["--json", str(path)], "explore": ["--resume", str(path)]}.get(args[0], ["--save", str(path)])
         run = subprocess.run([moqsim, *args, *output], env=clean_environment(env), capture_output=True,
                              text=True, timeout=TIMEOUT_SECONDS, check=False)
         if run.returncode != 0 or not path.is_file():

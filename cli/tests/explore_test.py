@@ -4,7 +4,9 @@ Each suite's case is explored at bounds 0, 1 and 2: every exploration passes and
 exhaustive, a larger bound runs at least the schedules of a smaller one, the JSON totals
 hold what the text promises, sleep sets never run more schedules than the whole tree,
 and a passing exploration writes no decisions file. `explore --ops` of the gate (2) and track (1)
-suites explores each small case that `list --small-cases` lists. Together under a minute.
+suites explores each small case that `list --small-cases` lists. An exploration's shards
+(one case's tree, and small cases), merged, run the whole one's schedules; one stopped
+every few hundred schedules and resumed ends exhaustive. Together under a minute.
 
 With --canary SUITE SITE CASE BOUND (a moqsim built with -Dmutants=true): with the site
 switched off the exploration of that case must fail, write its decisions file, print the
@@ -81,6 +83,60 @@ def check_small_cases(check, moqsim, work, suite, ops):
     check(f"{what} runs at least a schedule a case", totals.get("schedules", 0) >= len(cases) > 0, totals)
 
 
+def shard_environment(index, total):
+    return {"GTEST_TOTAL_SHARDS": str(total), "GTEST_SHARD_INDEX": str(index)}
+
+
+def check_shards(check, moqsim, work, suite, case, bound, total, *extra):
+    """The shards of one exploration, merged, run the schedules of the whole one."""
+    args = [*(["--ops", str(case)] if extra and extra[0] == "ops" else ["--seed", "1", "--case", str(case)]),
+            "--bound", str(bound)]
+    whole = run(moqsim, "explore", "--suite", suite, *args, "--json")
+    files = []
+    for index in range(total):
+        path = work / f"{suite}.shard{index}.json"
+        done = subprocess.run([moqsim, "explore", "--suite", suite, *args, "--resume", str(path)],
+                              env=clean_environment(shard_environment(index, total)), capture_output=True, text=True,
+                              timeout=300, check=False)
+        check(f"{suite} {args} shard {index} of {total} passes", done.returncode == 0, done.stderr)
+        files.append(str(path))
+    merged_path = work / f"{suite}.merged.json"
+    merged = run(moqsim, "merge", *files, "--json", str(merged_path))
+    totals = json.loads(whole.stdout) if whole.returncode == 0 else {}
+    joined = json.loads(merged_path.read_text()) if merged.returncode == 0 and merged_path.exists() else {}
+    parts = [json.loads(Path(path).read_text()).get("schedules", 0) for path in files if Path(path).exists()]
+    what = f"{suite} {' '.join(args)} in {total} shards"
+    check(f"{what}: merged, they run the whole exploration's schedules",
+          joined.get("schedules") == totals.get("schedules") > 0 and joined.get("exhaustive") is True,
+          (joined.get("schedules"), totals.get("schedules"), merged.stdout + merged.stderr))
+    check(f"{what}: every shard runs some", len(parts) == total and min(parts) > 0, parts)
+    if extra:
+        check(f"{what}: merged, they explore every small case",
+              joined.get("explored_cases") == (totals.get("small_cases") or {}).get("explored"), joined)
+
+
+def check_resume(check, moqsim, work, suite, case, bound, step):
+    """An exploration stopped every `step` schedules and resumed ends where the whole one does."""
+    args = ["explore", "--suite", suite, "--seed", "1", "--case", str(case), "--bound", str(bound)]
+    whole = run(moqsim, *args, "--json")
+    totals = json.loads(whole.stdout) if whole.returncode == 0 else {}
+    path = work / f"{suite}.resume.json"
+    ends, runs = [], 0
+    while runs < 50 and (not ends or ends[-1] == "budget"):
+        done = run(moqsim, *args, "--max-schedules", str(step), "--resume", str(path))
+        runs += 1
+        ends.append(json.loads(path.read_text()).get("end") if done.returncode == 0 and path.exists() else "error")
+    kept = json.loads(path.read_text()) if path.exists() else {}
+    what = f"{suite} case {case} bound {bound} in runs of {step} schedules"
+    check(f"{what}: stops by its budget, then ends exhaustive", ends[-1] == "exhaustive" and len(ends) > 2
+          and set(ends[:-1]) == {"budget"}, ends)
+    check(f"{what}: runs at least the whole exploration's schedules", kept.get("schedules", 0) >= totals.get(
+        "schedules", 1) > 0, (kept.get("schedules"), totals.get("schedules")))
+    again = run(moqsim, *args, "--resume", str(path))
+    check(f"{what}: resuming an ended exploration runs nothing", again.returncode == 0
+          and "nothing to resume" in again.stdout, again.stdout + again.stderr)
+
+
 def check_canary(check, moqsim, work, suite, site, case, bound):
     done, totals, failure = explore_json(moqsim, work, suite, case, bound, "--mutant", site)
     what = f"{suite} case {case} bound {bound} with {site} off"
@@ -112,6 +168,9 @@ def main(argv):
                 check_suite(check, moqsim, work, suite, CASES[suite])
         for suite, ops in (("gate", 2), ("track", 1)):
             check_small_cases(check, moqsim, work, suite, ops)
+        check_shards(check, moqsim, work, "resume", CASES["resume"], 2, 3)
+        check_shards(check, moqsim, work, "gate", 2, 1, 2, "ops")
+        check_resume(check, moqsim, work, "gate", CASES["gate"], 2, 300)
     return check.finish()
 
 

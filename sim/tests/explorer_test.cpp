@@ -233,3 +233,114 @@ TEST_CASE("a_run_that_takes_another_way_on_its_prefix_is_reported") {
     CHECK_THROWS_WITH_AS(explore_with(unsteady, 1, false, state),
                          "a run left its prefix at decision 0: the run is not deterministic", std::runtime_error);
 }
+
+namespace {
+
+struct Reached {
+    ExploreTotals totals;
+    std::set<std::string> orders;
+    std::uint64_t failures = 0;
+};
+
+// two_walks (shared steps, giving its state) explored with `options`, from `start` if given.
+Reached explore_walks(ExploreOptions options, const moq::sim::ExploreFrontier* start = nullptr,
+                      ExploreState* kept = nullptr) {
+    Reached reached;
+    ExploreState state;
+    options.keep_going = true;
+    options.start = start;
+    reached.totals = explore(
+        [&reached](Chooser& chooser) { return two_walks(chooser, 3, true, &reached.orders, true); }, options, state);
+    reached.failures = state.failures.size();
+    if (kept) *kept = std::move(state);
+    return reached;
+}
+
+}  // namespace
+
+TEST_CASE("shards_split_the_tree_and_together_run_what_one_search_runs") {
+    for (const bool sleep_sets : {false, true}) {
+        ExploreOptions options;
+        options.bound = 4;
+        options.sleep_sets = sleep_sets;
+        options.state_caching = false;
+        const Reached whole = explore_walks(options);
+        for (const std::uint64_t total : {2u, 3u, 7u}) {
+            for (const std::uint32_t depth : {0u, 2u, 5u}) {
+                CAPTURE(sleep_sets);
+                CAPTURE(total);
+                CAPTURE(depth);
+                Reached joined;
+                std::uint64_t busy_shards = 0;
+                for (std::uint64_t index = 0; index < total; ++index) {
+                    options.shard = moq::sim::ExploreShard{index, total, depth};
+                    const Reached part = explore_walks(options);
+                    joined.totals.add(part.totals);
+                    joined.orders.insert(part.orders.begin(), part.orders.end());
+                    joined.failures += part.failures;
+                    busy_shards += part.totals.schedules > 0 ? 1 : 0;
+                }
+                CHECK(joined.totals.schedules == whole.totals.schedules);
+                CHECK(joined.failures == whole.failures);
+                CHECK(joined.orders == whole.orders);
+                // The root has two choices (which task starts); deeper, every shard gets work.
+                CHECK(busy_shards == (depth == 0 ? std::min<std::uint64_t>(total, 2) : total));
+                CHECK(joined.totals.other_shards > 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("shards_with_state_caching_still_reach_every_order_and_failure") {
+    ExploreOptions options;
+    options.bound = 4;
+    const Reached whole = explore_walks(options);
+    Reached joined;
+    for (std::uint64_t index = 0; index < 3; ++index) {
+        options.shard = moq::sim::ExploreShard{index, 3, 2};
+        const Reached part = explore_walks(options);
+        joined.orders.insert(part.orders.begin(), part.orders.end());
+        joined.failures += part.failures;
+    }
+    CHECK(joined.orders == whole.orders);
+    CHECK(joined.failures >= 1);
+    CHECK(whole.failures >= 1);
+}
+
+TEST_CASE("an_exploration_stopped_at_its_limit_goes_on_from_its_frontier_to_the_same_schedules") {
+    for (const bool sleep_sets : {false, true}) {
+        ExploreOptions options;
+        options.bound = 3;
+        options.sleep_sets = sleep_sets;
+        options.state_caching = false;
+        const Reached whole = explore_walks(options);
+        REQUIRE(whole.totals.schedules > 2);
+        for (std::uint64_t limit = 1; limit < whole.totals.schedules; ++limit) {
+            CAPTURE(sleep_sets);
+            CAPTURE(limit);
+            options.schedule_limit = limit;
+            ExploreState first_state;
+            const Reached first = explore_walks(options, nullptr, &first_state);
+            REQUIRE(first_state.end == moq::sim::ExploreEnd::budget);
+            REQUIRE(first_state.frontier);
+            CHECK(first.totals.schedules == limit);
+            options.schedule_limit.reset();
+            ExploreState rest_state;
+            const Reached rest = explore_walks(options, &*first_state.frontier, &rest_state);
+            CHECK(rest_state.end == moq::sim::ExploreEnd::exhaustive);
+            CHECK_FALSE(rest_state.frontier);
+            std::set<std::string> orders = first.orders;
+            orders.insert(rest.orders.begin(), rest.orders.end());
+            CHECK(orders == whole.orders);
+            // Without sleep sets the two parts are the whole, exactly; with them the resumed
+            // part lost the sleep sets of its path and may run more, never less.
+            if (sleep_sets) {
+                CHECK(first.totals.schedules + rest.totals.schedules >= whole.totals.schedules);
+                CHECK(first.failures + rest.failures >= whole.failures);
+            } else {
+                CHECK(first.totals.schedules + rest.totals.schedules == whole.totals.schedules);
+                CHECK(first.failures + rest.failures == whole.failures);
+            }
+        }
+    }
+}
