@@ -46,18 +46,18 @@ nlohmann::json without_seed(nlohmann::json value) {
 
 }  // namespace
 
-TEST_CASE("the gate's small cases are its 6 shapes times 10 steps to the power of the length") {
-    // Shapes: 3 modes x 2 drives. Steps: write, quiet, target with 0 or 1 (6), notify,
+TEST_CASE("the gate's small cases are its 12 shapes times 10 steps to the power of the length") {
+    // Shapes: 3 modes x 4 drives. Steps: write, quiet, target with 0 or 1 (6), notify,
     // poke, yield, wait (4). No symmetry.
     const SmallScopeTotals one = count_small_cases(suite_named("gate"), 1);
-    CHECK(one.enumerated == 6 * 10);
+    CHECK(one.enumerated == 12 * 10);
     CHECK(one.symmetric == 0);
-    CHECK(one.visited == 60);
+    CHECK(one.visited == 120);
     const SmallScopeTotals two = count_small_cases(suite_named("gate"), 2);
-    CHECK(two.enumerated == 60 + 6 * 10 * 10);
-    CHECK(two.visited == 660);
+    CHECK(two.enumerated == 120 + 12 * 10 * 10);
+    CHECK(two.visited == 1320);
     // What is counted is what is visited.
-    CHECK(visited_indices(suite_named("gate"), 2).size() == 660);
+    CHECK(visited_indices(suite_named("gate"), 2).size() == 1320);
 }
 
 TEST_CASE("the resume suite's copy renaming halves the cases that name a copy") {
@@ -152,7 +152,7 @@ TEST_CASE("a small case's index is the same case for every --ops and every way o
                           {"drive", "woken"},
                           {"seed", 0u},
                           {"steps", nlohmann::json::array({nlohmann::json::array({"write", 0u})})}}));
-    CHECK_THROWS_AS(static_cast<void>(small_case(suite_named("gate"), 1, 60)), std::invalid_argument);
+    CHECK_THROWS_AS(static_cast<void>(small_case(suite_named("gate"), 1, 120)), std::invalid_argument);
     // A visit that says stop stops.
     std::uint64_t seen = 0;
     const SmallScopeTotals stopped =
