@@ -169,7 +169,7 @@ def main(argv):
         for suite, ops in (("gate", 2), ("track", 1)):
             check_small_cases(check, moqsim, work, suite, ops)
         check_shards(check, moqsim, work, "resume", CASES["resume"], 2, 3)
-        check_shards(check, moqsim, work, "gate", 2, 1, 2, "ops")
+        check_shards(check, moqsim, work, "gate", 1, 1, 2, "ops")
         check_resume(check, moqsim, work, "gate", CASES["gate"], 2, 300)
     return check.finish()
 
