@@ -285,10 +285,10 @@ SmallScope gate_scope() {
     for (const char* name : {"write", "quiet", "target"})
         for (int value : {0, 1}) steps.push_back({name, value});
     for (const char* name : {"notify", "poke", "yield", "wait"}) steps.push_back({name, 0});
-    for (const nlohmann::json& settings :
-         every_combination({{"idle", "gated1", "gated2"}, {"woken", "inline", "fresh", "eager"}}, [](const auto& chosen) {
-             return nlohmann::json{{"mode", chosen[0]}, {"drive", chosen[1]}, {"seed", 0}};
-         }))
+    for (const nlohmann::json& settings : every_combination(
+             {{"idle", "gated1", "gated2"}, {"woken", "inline", "fresh", "eager"}}, [](const auto& chosen) {
+                 return nlohmann::json{{"mode", chosen[0]}, {"drive", chosen[1]}, {"seed", 0}};
+             }))
         scope.shapes.push_back({settings, steps});
     return scope;
 }

@@ -408,7 +408,8 @@ SmallScope track_scope() {
     for (const char* name : {"append", "finish", "abort", "drop", "skip", "poke", "yield", "advance"})
         steps.push_back({name, 0});
     for (const nlohmann::json& settings : every_combination(
-             {{"arrival", "sequence"}, {0, 2}, {false, true}, {"woken", "inline", "fresh", "eager"}}, [](const auto& chosen) {
+             {{"arrival", "sequence"}, {0, 2}, {false, true}, {"woken", "inline", "fresh", "eager"}},
+             [](const auto& chosen) {
                  return nlohmann::json{
                      {"walk", chosen[0]}, {"floor", chosen[1]}, {"hold", chosen[2]}, {"drive", chosen[3]}, {"seed", 0}};
              }))
