@@ -153,6 +153,25 @@ std::optional<std::string> differing_setting(const nlohmann::json& mine, const n
     return std::nullopt;
 }
 
+struct ShardOfResult {
+    nlohmann::json settings;  // without the shard
+    std::uint64_t index;
+    std::uint64_t total;
+};
+
+// A result's settings and its shard, read apart so that shards of one exploration compare equal.
+ShardOfResult settings_and_shard(const FieldReader& fields, const std::string& path) {
+    nlohmann::json settings = fields.at("settings");
+    if (!settings.is_object() || !settings.contains("shard") || !settings["shard"].is_object())
+        fields.fail("settings", "no shard in the settings");
+    const FieldReader shard(settings["shard"], path + ": settings.shard");
+    const std::uint64_t total = shard.count("total", max_shards);
+    if (total == 0) shard.fail("total", "0 shards");
+    const std::uint64_t index = shard.count("index", total - 1);
+    settings.erase("shard");
+    return {std::move(settings), index, total};
+}
+
 }  // namespace
 
 nlohmann::json explore_settings(const ExploreOptions& options, const std::string& case_label) {
@@ -259,14 +278,7 @@ nlohmann::json merge_explore_results(const std::vector<nlohmann::json>& results,
             throw UsageError(path +
                              ": not an exploration's result: merge joins shards of one sweep or of one exploration");
         const FieldReader fields(results[at], path);
-        nlohmann::json mine = fields.at("settings");
-        if (!mine.is_object() || !mine.contains("shard") || !mine["shard"].is_object())
-            fields.fail("settings", "no shard in the settings");
-        const FieldReader shard(mine["shard"], path + ": settings.shard");
-        const std::uint64_t total = shard.count("total", max_shards);
-        const std::uint64_t index = shard.count("index", total == 0 ? 0 : total - 1);
-        if (total == 0) shard.fail("total", "0 shards");
-        mine.erase("shard");
+        auto [mine, index, total] = settings_and_shard(fields, path);
         if (at == 0) {
             settings = mine;
             shard_total = total;
