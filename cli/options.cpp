@@ -180,8 +180,6 @@ ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
         if (!flags.positional().empty() || flags.value("suite") || flags.value("seed") || flags.value("case") ||
             flags.value("mix") || flags.value("strategy"))
             throw UsageError("replay --decisions FILE takes its case from the file, not from other options");
-        if (options.shrink || options.save_path)
-            throw UsageError("--shrink and --save are not for a decisions file (replay its case without it)");
         options.decisions_file = *decisions;
         return options;
     }

@@ -1,9 +1,11 @@
 // moqsim replay: one case, from (suite, seed, case) or a corpus file; the same digest as
-// in the sweep that found it. --shrink minimises it, --save keeps it in the corpus,
+// in the sweep that found it; or a decisions file's schedule (moqsim explore). --shrink
+// minimises it, --save keeps it in the corpus (a decisions file: as a decisions file),
 // --trace writes the run's events (JSON lines, or the text log; `-`: standard output),
 // --timeline its picture (cli/timeline.hpp).
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -16,10 +18,11 @@
 #include "cli/decisions_file.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "cli/schedule_shrink.hpp"
 #include "cli/shrink.hpp"
 #include "cli/timeline.hpp"
-#include "properties/small_scope.hpp"
 #include "properties/explore.hpp"
+#include "properties/small_scope.hpp"
 #include "properties/suite.hpp"
 #include "sim/trace_text.hpp"
 
@@ -150,6 +153,49 @@ properties::CaseOutcome run_chosen(const ChosenCase& chosen, const properties::R
     return std::move(run.outcome);
 }
 
+// --shrink of a decisions file: the smallest case whose exploration within the file's
+// bound still fails, at the fewest preemptions; `chosen` becomes it, with its schedule.
+void shrink_decided(ChosenCase& chosen, const properties::CaseOutcome& outcome, FILE* report) {
+    DecisionsFile& decided = *chosen.decided;
+    ScheduleShrinkLimits limits;
+    limits.bound = decided.bound;
+    auto last = std::chrono::steady_clock::now();
+    limits.progress = [&last](std::size_t tried, std::size_t taken) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last < std::chrono::seconds(5)) return;
+        last = now;
+        std::fprintf(stderr, "shrink: %zu smaller cases explored, %zu taken\n", tried, taken);
+    };
+    ShrunkSchedule shrunk = shrink_schedule(*chosen.value, decided.decisions,
+                                            sim::RunVerdict{false, outcome.message, outcome.digest}, limits);
+    std::fprintf(report,
+                 "shrink: %zu steps to: %s\n  which fails within bound %u (the file's %u), %llu schedules explored: "
+                 "%s\n",
+                 shrunk.steps, shrunk.smallest->describe().c_str(), shrunk.bound, decided.bound,
+                 static_cast<unsigned long long>(shrunk.schedules), shrunk.verdict.message.c_str());
+    chosen.value = std::move(shrunk.smallest);
+    decided.decisions = std::move(shrunk.decisions);
+    decided.bound = shrunk.bound;
+    decided.message = shrunk.verdict.message;
+    decided.digest = shrunk.verdict.digest;
+}
+
+// --save of a decisions file: its (shrunk) case and schedule, as a decisions file again.
+void save_decided(const std::string& path, const ChosenCase& chosen, const properties::CaseOutcome& outcome,
+                  FILE* report) {
+    DecisionsFile file;
+    file.suite = chosen.suite;
+    file.value = chosen.value->clone();
+    file.strategy = chosen.strategy;
+    file.mutant = chosen.decided->mutant;
+    file.bound = chosen.decided->bound;
+    file.message = outcome.message;
+    file.digest = outcome.digest;
+    file.decisions = chosen.decided->decisions;
+    write_decisions_file(path, file);
+    std::fprintf(report, "saved: %s (a decisions file: moqsim replay --decisions %s)\n", path.c_str(), path.c_str());
+}
+
 }  // namespace
 
 int replay(const Program&, const std::vector<std::string>& arguments) {
@@ -180,6 +226,9 @@ int replay(const Program&, const std::vector<std::string>& arguments) {
     if (options.shrink) {
         if (outcome.ok) {
             std::fprintf(report, "shrink: the case passes; nothing to minimise\n");
+        } else if (chosen.decided) {
+            shrink_decided(chosen, outcome, report);
+            outcome = run_chosen(chosen, settings);
         } else {
             Shrunk shrunk = shrink(*chosen.value, properties::RunSettings{strategy, false});
             std::fprintf(report, "shrink: %zu steps to: %s\n  which fails: %s\n", shrunk.steps,
@@ -193,7 +242,9 @@ int replay(const Program&, const std::vector<std::string>& arguments) {
         write_timeline(*path, chosen.label, strategy, mutant, *chosen.value, outcome);
         std::fprintf(report, "timeline: %zu events drawn in %s\n", outcome.trace.size(), path->c_str());
     }
-    if (const auto& path = options.save_path) {
+    if (const auto& path = options.save_path; path && chosen.decided) {
+        save_decided(*path, chosen, outcome, report);
+    } else if (path) {
         write_corpus_file(*path, *chosen.suite, *chosen.value, strategy, chosen.origin, outcome);
         std::fprintf(report, "saved: %s (every test run replays it; it fails until the bug is gone)\n", path->c_str());
     }

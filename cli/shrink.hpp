@@ -26,8 +26,15 @@ struct ShrinkLimits {
     std::function<bool(const properties::CaseOutcome&)> same_failure;
 };
 
-// Repeatedly takes the first smaller case that still fails, until none does or the
-// deadline passes.
+// How a smaller case is judged: its failing outcome, or nothing when it passes.
+using CandidateRun = std::function<std::optional<properties::CaseOutcome>(const properties::Case&)>;
+
+// Repeatedly takes the first smaller case that `run_candidate` says fails, until none does
+// or the deadline passes. `outcome` is the failing case's own.
+Shrunk shrink_by(const properties::Case& failing, properties::CaseOutcome outcome, const CandidateRun& run_candidate,
+                 const ShrinkLimits& limits = {});
+
+// shrink_by with each candidate run once under `settings`.
 Shrunk shrink(const properties::Case& failing, const properties::RunSettings& settings,
               const ShrinkLimits& limits = {});
 

@@ -3,7 +3,9 @@
 // under (generated from a seed and index, stored as JSON, shrunk, listed as data).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 
 #include "properties/commands.hpp"
 #include "properties/drive.hpp"
+#include "properties/json_shrink.hpp"
 #include "properties/small_scope.hpp"
 #include "properties/suite.hpp"
 #include "sim/trace.hpp"
@@ -172,6 +175,50 @@ TEST_CASE("an_example_suite_with_a_bug_fails_and_shrinks_to_the_one_step_that_sh
     const auto smallest = shrunk(*failing);
     CHECK(smallest->to_json() == nlohmann::json::parse(R"({"steps": [["add", 3]]})"));
     CHECK(smallest->run(RunSettings{}).message == "the toy counter rule: the counter is 0, the model 3");
+}
+
+TEST_CASE("a_case_read_back_from_its_json_shrinks_through_it_to_the_one_step_that_shows_it") {
+    const Suite& suite = buggy_counter_suite();
+    const auto read = suite.from_json(nlohmann::json::parse(
+        R"({"steps": [["add", 1], ["reset", 0], ["add", 5], ["add", 3], ["add", 2], ["add", 0]]})"));
+    REQUIRE_FALSE(read->run(RunSettings{}).ok);
+    const auto smallest = shrunk(*read);
+    CHECK(smallest->to_json() == nlohmann::json::parse(R"({"steps": [["add", 3]]})"));
+    // A step the suite cannot read (the reset's amount left out, or a byte past 255) is no candidate.
+    const auto all = suite.from_json(nlohmann::json::parse(R"({"steps": [["add", 3]]})"));
+    std::vector<nlohmann::json> candidates;
+    static_cast<void>(all->first_failing_shrink([&](const Case& candidate) {
+        candidates.push_back(candidate.to_json());
+        return false;
+    }));
+    CHECK(candidates == std::vector<nlohmann::json>{nlohmann::json::parse(R"({"steps": []})"),
+                                                    nlohmann::json::parse(R"({"steps": [["add", 0]]})"),
+                                                    nlohmann::json::parse(R"({"steps": [["add", 1]]})"),
+                                                    nlohmann::json::parse(R"({"steps": [["add", 2]]})")});
+}
+
+TEST_CASE("the_json_forms_smaller_than_a_value_cut_arrays_first_then_move_numbers_toward_zero") {
+    const auto smaller = smaller_json_values(nlohmann::json::parse(R"({"on": true, "n": -3, "list": [7, 8, 9, 6]})"));
+    const auto holds = [&](const char* text) {
+        return std::find(smaller.begin(), smaller.end(), nlohmann::json::parse(text)) != smaller.end();
+    };
+    // Runs of the list: all four, each half, each single element, in that order, first.
+    REQUIRE(smaller.size() >= 7);
+    CHECK(smaller[0] == nlohmann::json::parse(R"({"on": true, "n": -3, "list": []})"));
+    CHECK(smaller[1] == nlohmann::json::parse(R"({"on": true, "n": -3, "list": [9, 6]})"));
+    CHECK(smaller[2] == nlohmann::json::parse(R"({"on": true, "n": -3, "list": [7, 8]})"));
+    CHECK(smaller[3] == nlohmann::json::parse(R"({"on": true, "n": -3, "list": [8, 9, 6]})"));
+    CHECK(smaller[6] == nlohmann::json::parse(R"({"on": true, "n": -3, "list": [7, 8, 9]})"));
+    CHECK(holds(R"({"on": false, "n": -3, "list": [7, 8, 9, 6]})"));
+    for (const char* n : {"0", "-1", "-2"})
+        CHECK(holds((std::string(R"({"on": true, "list": [7, 8, 9, 6], "n": )") + n + "}").c_str()));
+    CHECK(holds(R"({"on": true, "n": -3, "list": [7, 8, 9, 3]})"));
+    CHECK(holds(R"({"on": true, "n": -3, "list": [7, 8, 9, 5]})"));
+    // Nothing repeats, and nothing is the value itself or larger.
+    CHECK(std::set<nlohmann::json>(smaller.begin(), smaller.end()).size() == smaller.size());
+    CHECK_FALSE(holds(R"({"on": true, "n": -3, "list": [7, 8, 9, 6]})"));
+    CHECK_FALSE(holds(R"({"on": true, "n": -4, "list": [7, 8, 9, 6]})"));
+    CHECK(smaller_json_values(nlohmann::json::parse(R"([0, false, "text", null])")).size() == 4 + 2 + 1);
 }
 
 TEST_CASE("a_swarm_case_keeps_every_operation_its_table_says_it_may_not_drop") {

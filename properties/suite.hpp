@@ -14,6 +14,7 @@
 #include <rapidcheck.h>
 #include <nlohmann/json.hpp>
 
+#include "properties/json_shrink.hpp"
 #include "properties/operation.hpp"
 #include "properties/scope.hpp"
 #include "properties/swarm.hpp"
@@ -138,7 +139,10 @@ public:
             Traits::generator(mix)(case_random(seed, index), case_size(index)));
     }
     [[nodiscard]] std::unique_ptr<Case> from_json(const nlohmann::json& value) const override {
-        return std::make_unique<TypedCase<V, Traits>>(rc::shrinkable::just(Traits::from_json(value)));
+        // A case read back has no generator: it shrinks through its JSON form, each smaller
+        // form that the suite reads as a case (properties/json_shrink.hpp).
+        return std::make_unique<TypedCase<V, Traits>>(
+            rc::shrinkable::shrinkRecur(Traits::from_json(value), &TypedSuite::smaller_read_cases));
     }
     [[nodiscard]] std::vector<std::string> operation_kinds(const Case& value) const override {
         if constexpr (requires(const V& typed) { Traits::operation_kinds(typed); }) {
@@ -156,6 +160,17 @@ public:
     }
 
 private:
+    static rc::Seq<V> smaller_read_cases(const V& value) {
+        return rc::seq::mapMaybe(rc::seq::fromContainer(smaller_json_values(Traits::to_json(value))),
+                                 [](const nlohmann::json& smaller) -> rc::Maybe<V> {
+                                     try {
+                                         return Traits::from_json(smaller);
+                                     } catch (const std::exception&) {  // not a case: the reader refuses it
+                                         return rc::Nothing;
+                                     }
+                                 });
+    }
+
     std::string_view name_;
     std::string_view summary_;
     std::uint64_t default_cases_;

@@ -10,7 +10,9 @@ every few hundred schedules and resumed ends exhaustive. Together under a minute
 
 With --canary SUITE SITE CASE BOUND (a moqsim built with -Dmutants=true): with the site
 switched off the exploration of that case must fail, write its decisions file, print the
-replay command, and `moqsim replay --decisions FILE` must fail with the same digest.
+replay command, and `moqsim replay --decisions FILE` must fail with the same digest; its
+`--shrink --save` must give a case no larger, at no more preemptions, whose saved schedule
+replays to its failure.
 
 Usage: explore_test.py PATH/TO/moqsim [--canary SUITE SITE CASE BOUND].
 Ends with "explore: N passed, M failed".
@@ -151,6 +153,28 @@ def check_canary(check, moqsim, work, suite, site, case, bound):
     digest = f"{totals['failures'][0]['digest']:016x}"
     check(f"{what}: replay --decisions fails with the explored digest",
           replayed.returncode == 1 and f"digest {digest}" in replayed.stdout, replayed.stdout + replayed.stderr)
+    check_shrink(check, moqsim, work, what, failure)
+
+
+def check_shrink(check, moqsim, work, what, failure):
+    """replay --decisions --shrink --save: a case no larger, failing at no more preemptions,
+    whose saved schedule replays to the failure with the digest the file records."""
+    shrunk = work / "shrunk.decisions.json"
+    done = run(moqsim, "replay", "--decisions", str(failure), "--shrink", "--save", str(shrunk))
+    check(f"{what}: --shrink of its decisions fails and saves a decisions file",
+          done.returncode == 1 and re.search(r"^shrink: \d+ steps to: ", done.stdout, re.M) is not None
+          and shrunk.exists(), done.stdout + done.stderr)
+    if not shrunk.exists():
+        return
+    before = json.loads(failure.read_text())
+    after = json.loads(shrunk.read_text())
+    check(f"{what}: the shrunk case has no more steps, and needs no more preemptions",
+          len(after["case"]["steps"]) <= len(before["case"]["steps"]) and after["bound"] <= before["bound"],
+          f"{before['case']} at bound {before['bound']} -> {after['case']} at bound {after['bound']}")
+    replayed = run(moqsim, "replay", "--decisions", str(shrunk))
+    check(f"{what}: the shrunk schedule replays to its failure and its digest",
+          replayed.returncode == 1 and f"digest {after['digest']}" in replayed.stdout
+          and after["message"] in replayed.stdout, replayed.stdout + replayed.stderr)
 
 
 def main(argv):
