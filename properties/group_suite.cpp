@@ -817,7 +817,12 @@ SmallScope group_scope() {
         if (follows) spec["follows"] = true;
         return spec;
     };
-    std::vector<std::vector<nlohmann::json>> sets{{reader("mixed", std::nullopt, false)}, {reader("mixed", 2, true)}};
+    // One reader of each way the efficiency and finish rules need alone: a finished
+    // waiter, and a whole-object read.
+    std::vector<std::vector<nlohmann::json>> sets{{reader("mixed", std::nullopt, false)},
+                                                  {reader("mixed", 2, true)},
+                                                  {reader("finished", std::nullopt, false)},
+                                                  {reader("object", std::nullopt, false)}};
     std::vector<nlohmann::json> two{reader("frame", std::nullopt, false), reader("mixed", std::nullopt, false)};
     std::vector<nlohmann::json> three{reader("mixed", 2, true), reader("chunks", 1, true), reader("mixed", 1, true)};
     for (std::vector<nlohmann::json>* several : {&two, &three}) {
@@ -829,7 +834,8 @@ SmallScope group_scope() {
         } while (std::next_permutation(order.begin(), order.end()));
     }
     SmallScope scope;
-    for (const char* drive : {"woken", "inline"})
+    // Spurious polls leave the explorer a re-poll at every step: the walks-per-wake rules.
+    for (const char* drive : {"woken", "inline", "spurious"})
         for (const auto& readers : sets) {
             std::vector<nlohmann::json> steps;
             for (const char* name : {"frame", "start", "chunk", "open"}) steps.push_back({name, 0, 1});

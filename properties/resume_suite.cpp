@@ -582,7 +582,8 @@ SmallScope resume_scope() {
     for (int floor : {1, 2}) steps.push_back({"skip", 0, floor, 0});
     for (const char* name : {"park", "end_clean", "end_error", "poke", "read_on"}) steps.push_back({name, 0, 0, 0});
     for (const nlohmann::json& settings :
-         every_combination({{"arrival", "sequence"}, {"woken", "inline"}}, [](const auto& chosen) {
+         // Spurious and fresh-task polls leave the explorer re-polls: the walks-per-wake rules.
+         every_combination({{"arrival", "sequence"}, {"woken", "inline", "spurious", "fresh"}}, [](const auto& chosen) {
              return nlohmann::json{{"walk", chosen[0]}, {"drive", chosen[1]}, {"seed", 0}};
          }))
         scope.shapes.push_back({settings, steps});

@@ -61,28 +61,29 @@ TEST_CASE("the gate's small cases are its 12 shapes times 10 steps to the power 
 }
 
 TEST_CASE("the resume suite's copy renaming halves the cases that name a copy") {
-    // Shapes: 2 walks x 2 drives. 42 steps, 28 of them naming copy A or B (land and drop
+    // Shapes: 2 walks x 4 drives. 42 steps, 28 of them naming copy A or B (land and drop
     // of 4 groups, open of 2, serve, finish, kill, drop_taken): the 14 naming B alone
     // are renamings of those naming A.
     const SmallScopeTotals one = count_small_cases(suite_named("resume"), 1);
-    CHECK(one.enumerated == 4 * 42);
-    CHECK(one.symmetric == 4 * 14);
-    CHECK(one.visited == 4 * 28);
+    CHECK(one.enumerated == 8 * 42);
+    CHECK(one.symmetric == 8 * 14);
+    CHECK(one.visited == 8 * 28);
     // Two steps: a pair is skipped unless its first copy named is A (or it names none):
     // 14 no-copy steps, 28 naming a copy. Least pairs: none-none 14*14, none-then-A-first
     // 14*14, A-first then anything 14*42.
     const SmallScopeTotals two = count_small_cases(suite_named("resume"), 2);
-    CHECK(two.enumerated == one.enumerated + 4 * 42 * 42);
-    CHECK(two.visited == one.visited + 4 * (14 * 14 + 14 * 14 + 14 * 42));
+    CHECK(two.enumerated == one.enumerated + 8 * 42 * 42);
+    CHECK(two.visited == one.visited + 8 * (14 * 14 + 14 * 14 + 14 * 42));
     CHECK(visited_indices(suite_named("resume"), 2).size() == two.visited);
 }
 
 TEST_CASE("the group suite's reader renaming leaves one order of each set of readers") {
-    // Per drive: [mixed] and [mixed follower] with 20 steps (13 without a reader, 7 per
-    // reader); [frame, mixed] in both orders with 27; the G4 followers in 6 orders with 34.
+    // Per drive (3): [mixed], [mixed follower], [finished] and [object] with 20 steps (13
+    // without a reader, 7 per reader); [frame, mixed] in both orders with 27; the G4
+    // followers in 6 orders with 34.
     const SmallScopeTotals one = count_small_cases(suite_named("group"), 1);
-    CHECK(one.enumerated == 2 * (20 + 20 + 2 * 27 + 6 * 34));
-    CHECK(one.visited == 2 * (20 + 20 + 27 + 34));
+    CHECK(one.enumerated == 3 * (4 * 20 + 2 * 27 + 6 * 34));
+    CHECK(one.visited == 3 * (4 * 20 + 27 + 34));
     CHECK(one.symmetric == one.enumerated - one.visited);
 }
 

@@ -271,11 +271,11 @@ run_status 0 sweep --suite resume,gate --ops 2 --json "$work/small.json"
 check "sweep --ops 2 runs every resume case but the symmetric ones" python3 -c "
 import json, sys
 resume, gate = json.load(open('$work/small.json'))['suites']
-ok = (resume['enumerated'] == 7224 and resume['symmetric'] == 3192 and resume['run'] == 4032
+ok = (resume['enumerated'] == 14448 and resume['symmetric'] == 6384 and resume['run'] == 8064
       and resume['failed'] == 0 and gate['run'] == gate['enumerated'] == 1320)
 sys.exit(0 if ok else 1)"
 check "list --small-cases counts what the sweep ran" bash -c "'$moqsim' list --small-cases --suite resume --ops 2 |
-    grep -qx 'resume   --ops 2: 7224 cases, 3192 symmetric, 4032 to run'"
+    grep -qx 'resume   --ops 2: 14448 cases, 6384 symmetric, 8064 to run'"
 "$moqsim" list --small-cases --suite gate --ops 2 --json >"$work/small_cases.json"
 run_status 0 replay --suite gate --ops 2 --case 321 --seed 0
 check "replay --ops --case runs the case the listing has at that index" python3 -c "
