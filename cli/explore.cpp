@@ -128,6 +128,8 @@ void report_failure(const Program& program, const ExploreOptions& options, const
                          decision.where.c_str());
     std::fprintf(out, "  decisions file: %s\n  replay: %s replay --decisions %s\n", options.failure_path.c_str(),
                  program.name.c_str(), options.failure_path.c_str());
+    std::fprintf(out, "  shrink: %s replay --decisions %s --shrink --save SMALL.json\n", program.name.c_str(),
+                 options.failure_path.c_str());
 }
 
 // Every small case of up to --ops operations that is this shard's, each explored into

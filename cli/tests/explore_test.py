@@ -147,6 +147,8 @@ def check_canary(check, moqsim, work, suite, site, case, bound):
     replay_line = re.search(r"replay: (\S+) replay --decisions (\S+)", done.stderr)
     check(f"{what} prints the replay command", replay_line is not None and replay_line.group(2) == str(failure),
           done.stderr)
+    check(f"{what} prints the shrink command",
+          f"replay --decisions {failure} --shrink --save SMALL.json" in done.stderr, done.stderr)
     if not failure.exists() or not totals.get("failures"):
         return
     replayed = run(moqsim, "replay", "--decisions", str(failure))
