@@ -176,8 +176,6 @@ void shrink_decided(ChosenCase& chosen, const properties::CaseOutcome& outcome, 
     chosen.value = std::move(shrunk.smallest);
     decided.decisions = std::move(shrunk.decisions);
     decided.bound = shrunk.bound;
-    decided.message = shrunk.verdict.message;
-    decided.digest = shrunk.verdict.digest;
 }
 
 // --save of a decisions file: its (shrunk) case and schedule, as a decisions file again.

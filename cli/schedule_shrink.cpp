@@ -22,6 +22,14 @@ std::optional<sim::ExploredFailure> first_failure(const properties::Case& value,
     return std::move(state.failures.front());
 }
 
+properties::CaseOutcome failing_outcome(const sim::RunVerdict& verdict) {
+    properties::CaseOutcome outcome;
+    outcome.ok = false;
+    outcome.message = verdict.message;
+    outcome.digest = verdict.digest;
+    return outcome;
+}
+
 }  // namespace
 
 ShrunkSchedule shrink_schedule(const properties::Case& failing, const std::vector<sim::Decision>& decisions,
@@ -31,29 +39,23 @@ ShrunkSchedule shrink_schedule(const properties::Case& failing, const std::vecto
     result.verdict = verdict;
     result.bound = limits.bound;
     std::size_t tried = 0;
+    std::size_t taken = 0;
     const auto run_candidate = [&](const properties::Case& candidate) -> std::optional<properties::CaseOutcome> {
         std::optional<sim::ExploredFailure> found = first_failure(candidate, limits.bound, limits, result.schedules);
         ++tried;
         if (found) {
             // The shrink takes the first failing candidate it is shown: its schedule is this one.
+            ++taken;
             result.decisions = std::move(found->decisions);
             result.verdict = found->verdict;
         }
-        if (limits.progress) limits.progress(tried, result.steps + (found ? 1 : 0));
+        if (limits.progress) limits.progress(tried, taken);
         if (!found) return std::nullopt;
-        properties::CaseOutcome outcome;
-        outcome.ok = false;
-        outcome.message = result.verdict.message;
-        outcome.digest = result.verdict.digest;
-        return outcome;
+        return failing_outcome(result.verdict);
     };
     ShrinkLimits case_limits;
     case_limits.deadline = limits.deadline;
-    properties::CaseOutcome first;
-    first.ok = false;
-    first.message = verdict.message;
-    first.digest = verdict.digest;
-    Shrunk shrunk = shrink_by(failing, std::move(first), run_candidate, case_limits);
+    Shrunk shrunk = shrink_by(failing, failing_outcome(verdict), run_candidate, case_limits);
     result.smallest = std::move(shrunk.smallest);
     result.steps = shrunk.steps;
     result.complete = shrunk.complete;

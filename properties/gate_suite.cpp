@@ -278,7 +278,7 @@ private:
 };
 
 // The small scope (properties/scope.hpp): values 0 and 1 (the watched value starts at
-// 0), every mode, the default drive and inline, seed 0. No symmetry: 0 is the start.
+// 0), every mode, the drives woken, inline, fresh and eager, seed 0. No symmetry: 0 is the start.
 SmallScope gate_scope() {
     SmallScope scope;
     std::vector<nlohmann::json> steps;

@@ -804,11 +804,12 @@ ReaderSpec parse_reader(const nlohmann::json& json) {
     return spec;
 }
 
-// The small scope (properties/scope.hpp): one reader (mixed, or following the route),
+// The small scope (properties/scope.hpp): one reader (mixed, following the route,
+// finished or object),
 // two (frame and mixed), or the three followers of the G4 failure the long sweeps found
 // (mixed to 2, chunks to 1, mixed to 1); the readers' changes to index 1, budgets and
-// expiries of 10 ms, sizes of 1, the first error of each list; the default drive and
-// inline; no limits; seed 0. Symmetry: renaming the readers (docs/TESTING.md), so every
+// expiries of 10 ms, sizes of 1, the first error of each list; the drives woken, inline
+// and spurious; no limits; seed 0. Symmetry: renaming the readers (docs/TESTING.md), so every
 // order of a set of readers is listed and all but one skipped.
 SmallScope group_scope() {
     const auto reader = [](const char* way, std::optional<int> end, bool follows) {

@@ -396,8 +396,8 @@ private:
 };
 
 // The small scope (properties/scope.hpp): sequences 0-3, one or two groups back, floors
-// 0 and 2, both walks, holding or not, the default drive, inline and fresh (the drive of
-// the corpus's track failures), seed 0. No symmetry: a shift of every sequence moves
+// 0 and 2, both walks, holding or not, the drives woken, inline, fresh (the drive of the
+// corpus's track failures) and eager, seed 0. No symmetry: a shift of every sequence moves
 // them against the cursor's start.
 SmallScope track_scope() {
     SmallScope scope;
