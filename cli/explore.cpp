@@ -16,6 +16,7 @@
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "cli/shard.hpp"
+#include "cli/watchdog.hpp"
 #include "properties/explore.hpp"
 #include "properties/small_scope.hpp"
 
@@ -137,7 +138,7 @@ void report_failure(const Program& program, const ExploreOptions& options, const
 // is kept for its report.
 SmallCaseCounts explore_small_cases(const ExploreOptions& options, sim::ExploreOptions search,
                                     const std::optional<ExploreResume>& resume, sim::ExploreState& state,
-                                    ExploredCase& failing) {
+                                    ExploredCase& failing, std::uint64_t& watched_case) {
     SmallCaseCounts counts;
     const std::string prefix = std::string(options.suite->name()) + " --ops " + std::to_string(*options.ops) + " case ";
     const std::uint64_t first = resume ? resume->case_index.value_or(0) : 0;
@@ -146,8 +147,15 @@ SmallCaseCounts explore_small_cases(const ExploreOptions& options, sim::ExploreO
             *options.suite, *options.ops, [&](const properties::Case& value, std::uint64_t index) {
                 if (index < first || index % options.shard.total != options.shard.index) return true;
                 search.start = resume && index == first ? &resume->frontier : nullptr;
+                watched_case = index;
+                watchdog::at(index, state.totals.schedules);
                 const std::size_t failures_before = state.failures.size();
-                properties::explore_case(value, search, state);
+                try {
+                    properties::explore_case(value, search, state);
+                } catch (const sim::NotDeterministic&) {
+                    failing = {value.clone(), prefix + std::to_string(index)};
+                    throw;
+                }
                 if (state.end == sim::ExploreEnd::budget) {
                     counts.stopped_in = index;
                     return false;
@@ -163,7 +171,8 @@ SmallCaseCounts explore_small_cases(const ExploreOptions& options, sim::ExploreO
     return counts;
 }
 
-sim::ExploreOptions search_options(const ExploreOptions& options, ExploreProgress& progress) {
+sim::ExploreOptions search_options(const ExploreOptions& options, ExploreProgress& progress,
+                                   const std::uint64_t& watched_case) {
     sim::ExploreOptions search;
     search.bound = options.bound;
     search.sleep_sets = options.sleep_sets;
@@ -174,17 +183,21 @@ sim::ExploreOptions search_options(const ExploreOptions& options, ExploreProgres
     search.schedule_limit = options.max_schedules;
     // --ops shards deal out whole cases; one case's shards split its tree.
     if (!options.ops) search.shard = sim::ExploreShard{options.shard.index, options.shard.total, options.split_depth};
-    search.progress = [&progress](const sim::ExploreTotals& totals) { progress(totals); };
+    search.progress = [&progress, &watched_case](const sim::ExploreTotals& totals) {
+        progress(totals);
+        watchdog::at(watched_case, totals.schedules);
+    };
     return search;
 }
 
 // The exploration itself: every small case with --ops (`explored` becomes the failing
 // one, if any), otherwise the one case; from `resume` on if given.
 void explore_all(const ExploreOptions& options, sim::ExploreOptions search, const std::optional<ExploreResume>& resume,
-                 ExploredCase& explored, sim::ExploreState& state, std::optional<SmallCaseCounts>& small) {
+                 ExploredCase& explored, sim::ExploreState& state, std::optional<SmallCaseCounts>& small,
+                 std::uint64_t& watched_case) {
     if (options.ops) {
         ExploredCase failing;
-        small = explore_small_cases(options, search, resume, state, failing);
+        small = explore_small_cases(options, search, resume, state, failing, watched_case);
         if (failing.value) explored = std::move(failing);
         return;
     }
@@ -224,16 +237,40 @@ int explore(const Program& program, const std::vector<std::string>& arguments) {
     acknowledge_shard();
 
     ExploreProgress progress;
-    sim::ExploreOptions search = search_options(options, progress);
+    std::uint64_t watched_case = 0;  // with --ops, the small case being explored
+    if (options.case_timeout_seconds) {
+        watchdog::start(*options.case_timeout_seconds);
+        std::string again = program.name + " explore";
+        for (const std::string& argument : arguments) again += " " + argument;
+        watchdog::describe([label = settings_label, small = options.ops.has_value(), again](std::uint64_t hung_case,
+                                                                                            std::uint64_t schedules) {
+            return watchdog::Described{"schedule " + std::to_string(schedules + 1) + " of " + label +
+                                           (small ? ", case " + std::to_string(hung_case) : std::string()),
+                                       again};
+        });
+    }
+    sim::ExploreOptions search = search_options(options, progress, watched_case);
     const std::optional<ExploreResume> resume = before ? before->resume : std::nullopt;
     sim::ExploreState state;
     std::optional<SmallCaseCounts> small;
     try {
-        explore_all(options, search, resume, explored, state, small);
-    } catch (const sim::NotDeterministic& error) {
-        if (!resume || error.at >= resume->frontier.path.size()) throw;
-        throw UsageError(*options.resume_path + ": resume.path[" + std::to_string(error.at) +
-                         "] is not a decision this case makes there: a file of another build or case");
+        explore_all(options, search, resume, explored, state, small, watched_case);
+    } catch (sim::NotDeterministic& error) {
+        if (resume && error.at < resume->frontier.path.size())
+            throw UsageError(*options.resume_path + ": resume.path[" + std::to_string(error.at) +
+                             "] is not a decision this case makes there: a file of another build or case");
+        // The code under test ran differently along one prefix (an undefined read, say):
+        // a finding, reported with its case and the prefix it left.
+        ++state.totals.failures;
+        state.end = sim::ExploreEnd::failure;
+        state.failures.push_back(sim::ExploredFailure{
+            std::move(error.expected),
+            sim::RunVerdict{false,
+                            std::string(nondeterministic_run) + "a run left the schedule it was given at decision " +
+                                std::to_string(error.at) +
+                                ": the code under test ran another way along the same decisions (an undefined "
+                                "read, or a run that depends on addresses or wall time)",
+                            0}});
     }
     if (small && before) small->explored += before->explored_cases;
     std::optional<ExploreResume> unfinished;

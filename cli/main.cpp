@@ -80,7 +80,12 @@ constexpr const char* usage_text =
     "  trace-diff A.jsonl B.jsonl   the first event where two traces (replay --trace) part;\n"
     "          exit 0 when they are the same, 1 when they part\n"
     "\n"
-    "Exit status: 0 passed, 1 a case failed, 2 bad input, 3 an internal error.\n";
+    "\n"
+    "sweep, replay and explore take [--case-timeout D] (default 5m; off: none): a run that has not\n"
+    "ended after D of wall time loops where no schedule point can stop it, a hang; moqsim then\n"
+    "prints it with the command that runs it again and exits 1.\n"
+    "\n"
+    "Exit status: 0 passed, 1 a case failed (or hung), 2 bad input, 3 an internal error.\n";
 
 constexpr int bad_input_status = 2;
 constexpr int internal_error_status = 3;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "cli/watchdog.hpp"
 #include "properties/small_scope.hpp"
 
 namespace moq::cli {
@@ -69,6 +70,14 @@ void check_small_sweep_options(const Flags& flags) {
     if (flags.has("shrink")) throw UsageError("--ops runs small cases already: drop --shrink");
 }
 
+// --case-timeout D (or off): the wall time a run may take before it is reported as a hang.
+std::optional<std::uint64_t> parse_case_timeout(const Flags& flags) {
+    const std::optional<std::string> text = flags.value("case-timeout");
+    if (!text) return watchdog::default_limit_seconds;
+    if (*text == "off") return std::nullopt;
+    return parse_duration(*text, "--case-timeout");
+}
+
 }  // namespace
 
 int parse_small_ops(std::string_view text) {
@@ -80,10 +89,11 @@ int parse_small_ops(std::string_view text) {
 SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, const Environment& variables) {
     const Flags flags(arguments,
                       {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits", "duration",
-                       "resume", "max-failures", "shrink-seconds", "recheck", "known-buckets", "ops"},
+                       "resume", "max-failures", "shrink-seconds", "recheck", "known-buckets", "ops", "case-timeout"},
                       {"keep-going", "shrink"});
     refuse_positional(flags, "sweep");
     SweepOptions options;
+    options.case_timeout_seconds = parse_case_timeout(flags);
     if (auto text = flags.value("ops")) {
         check_small_sweep_options(flags);
         options.ops = parse_small_ops(*text);
@@ -163,9 +173,10 @@ TraceDiffOptions parse_trace_diff_options(const std::vector<std::string>& argume
 ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
     const Flags flags(arguments,
                       {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "trace-format", "save",
-                       "timeline", "ops", "decisions"},
+                       "timeline", "ops", "decisions", "case-timeout"},
                       {"shrink"});
     ReplayOptions options;
+    options.case_timeout_seconds = parse_case_timeout(flags);
     options.mutant = flags.value("mutant");
     options.trace_path = flags.value("trace");
     if (auto format = flags.value("trace-format")) {
@@ -223,10 +234,11 @@ const properties::Suite* parse_suite_name(const std::string& name) {
 ExploreOptions parse_explore_options(const std::vector<std::string>& arguments, const Environment& variables) {
     const Flags flags(arguments,
                       {"suite", "seed", "case", "mix", "bound", "budget", "mutant", "failure", "ops", "split-depth",
-                       "max-schedules", "resume"},
+                       "max-schedules", "resume", "case-timeout"},
                       {"json", "keep-going", "no-sleep-sets", "no-state-caching"});
     if (!flags.positional().empty()) throw UsageError("explore takes no file but --case FILE");
     ExploreOptions options;
+    options.case_timeout_seconds = parse_case_timeout(flags);
     const auto name = flags.value("suite");
     if (!name) throw UsageError("explore needs --suite and --case FILE, --seed N --case I, or --ops N");
     options.suite = parse_suite_name(*name);

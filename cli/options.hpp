@@ -58,6 +58,9 @@ struct SweepOptions {
     // --ops N: every small case of up to N operations (properties/small_scope.hpp) once,
     // for each seed, instead of the generated cases.
     std::optional<int> ops;
+    // --case-timeout D: a run that has not ended after D of wall time is a hang, reported
+    // with the command that runs it again (cli/watchdog.hpp); `off`: none.
+    std::optional<std::uint64_t> case_timeout_seconds;
 };
 // --seeds or MOQ_SEED, --cases or MOQ_<SUITE>_CASES, and the shard from `variables`.
 // With --resume the environment's seeds and case counts are not read.
@@ -91,6 +94,9 @@ struct ReplayOptions {
     std::optional<std::string> save_path;
     std::optional<std::string> timeline_path;
     bool shrink = false;
+    // --case-timeout D: a run that has not ended after D of wall time is a hang, reported
+    // with the command that runs it again (cli/watchdog.hpp); `off`: none.
+    std::optional<std::uint64_t> case_timeout_seconds;
 };
 ReplayOptions parse_replay_options(const std::vector<std::string>& arguments);
 
@@ -119,6 +125,9 @@ struct ExploreOptions {
     // --resume FILE: go on from the unfinished exploration FILE holds (if it exists), and
     // keep this run's result there.
     std::optional<std::string> resume_path;
+    // --case-timeout D: a run that has not ended after D of wall time is a hang, reported
+    // with the command that runs it again (cli/watchdog.hpp); `off`: none.
+    std::optional<std::uint64_t> case_timeout_seconds;
 };
 inline constexpr std::uint32_t max_split_depth = 1000;
 inline constexpr std::uint32_t max_bound = 1000;

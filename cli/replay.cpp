@@ -21,6 +21,7 @@
 #include "cli/schedule_shrink.hpp"
 #include "cli/shrink.hpp"
 #include "cli/timeline.hpp"
+#include "cli/watchdog.hpp"
 #include "properties/explore.hpp"
 #include "properties/small_scope.hpp"
 #include "properties/suite.hpp"
@@ -147,6 +148,14 @@ void write_trace(const std::string& path, const properties::CaseOutcome& outcome
 properties::CaseOutcome run_chosen(const ChosenCase& chosen, const properties::RunSettings& settings) {
     if (!chosen.decided) return chosen.value->run(settings);
     properties::DecidedRun run = properties::run_decisions(*chosen.value, chosen.decided->decisions, settings);
+    // Explore found this schedule left by a run: parting again is that finding, shown again.
+    if (!run.followed && chosen.decided->message.starts_with(nondeterministic_run)) {
+        run.outcome.ok = false;
+        run.outcome.message = std::string(nondeterministic_run) +
+                              "the run parts from the file's decisions at decision " + std::to_string(run.diverged_at) +
+                              ", as a run did when explore wrote it";
+        return std::move(run.outcome);
+    }
     if (!run.followed)
         throw UsageError(chosen.label + ": the run parts from the file's decisions at decision " +
                          std::to_string(run.diverged_at) + " (written by another build, or edited)");
@@ -209,6 +218,12 @@ int replay(const Program&, const std::vector<std::string>& arguments) {
     const std::optional<std::string> mutant =
         chosen.decided && chosen.decided->mutant ? chosen.decided->mutant : options.mutant;
     if (mutant) activate_mutant(*mutant);
+    if (options.case_timeout_seconds) {
+        watchdog::start(*options.case_timeout_seconds);
+        watchdog::describe([label = chosen.label, shape = chosen.value->describe()](std::uint64_t, std::uint64_t) {
+            return watchdog::Described{"the replay of " + label + " (" + shape + ")", ""};
+        });
+    }
     const sim::StrategyKind strategy = chosen.strategy;
     const properties::RunSettings settings{strategy,
                                            options.trace_path.has_value() || options.timeline_path.has_value()};

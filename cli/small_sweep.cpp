@@ -7,6 +7,7 @@
 
 #include "cli/output.hpp"
 #include "cli/sweep_result.hpp"
+#include "cli/watchdog.hpp"
 #include "properties/small_scope.hpp"
 
 namespace moq::cli {
@@ -81,6 +82,15 @@ public:
 
 private:
     bool run_one(const properties::Case& value, std::uint64_t index, std::uint64_t seed) {
+        watchdog::describe([program = &program_, suite = suite_.name(), ops = *options_.ops,
+                            strategy = options_.strategy,
+                            mutant = options_.mutant](std::uint64_t hung_index, std::uint64_t hung_seed) {
+            return watchdog::Described{
+                std::string(suite) + " small case " + std::to_string(hung_index) + ", seed " +
+                    std::to_string(hung_seed),
+                small_replay_command(*program, suite, ops, hung_index, hung_seed, strategy, mutant)};
+        });
+        watchdog::at(index, seed);
         const auto seeded = properties::with_seed(suite_, value, seed);
         const properties::CaseOutcome outcome = seeded->run(properties::RunSettings{options_.strategy, false});
         ++run_;

@@ -5,6 +5,7 @@
 #include "cli/determinism_check.hpp"
 #include "cli/shrink.hpp"
 #include "cli/sweep_result.hpp"
+#include "cli/watchdog.hpp"
 
 namespace moq::cli {
 
@@ -38,6 +39,14 @@ bool SuiteTally::run_case(std::uint64_t seed, std::uint64_t index) {
     // A rechecked case keeps its trace, to show where a second run parts from it.
     const bool twice = rechecked(seed, index, options.recheck);
     const properties::RunSettings settings{options.strategy, twice};
+    // Copies: the watchdog may outlive this tally.
+    watchdog::describe([program = &context_.program, suite = suite_.name(), strategy = options.strategy,
+                        mix = options.mix, mutant = options.mutant](std::uint64_t hung_seed, std::uint64_t hung_index) {
+        return watchdog::Described{
+            std::string(suite) + " seed " + std::to_string(hung_seed) + " case " + std::to_string(hung_index),
+            replay_command(*program, suite, hung_seed, hung_index, strategy, mix, mutant)};
+    });
+    watchdog::at(seed, index);
     const auto generated = suite_.generate(seed, index, options.mix);
     const properties::CaseOutcome outcome = generated->run(settings);
     ++run_;

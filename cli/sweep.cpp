@@ -17,6 +17,7 @@
 #include "cli/suite_tally.hpp"
 #include "cli/sweep_result.hpp"
 #include "cli/timed_sweep.hpp"
+#include "cli/watchdog.hpp"
 #include "properties/suite.hpp"
 #include "util/mutation.hpp"
 
@@ -199,6 +200,7 @@ int sweep(const Program& program, const std::vector<std::string>& arguments) {
         resume_options(options, *earlier, *options.resume_path);
     }
     if (options.mutant) activate_mutant(*options.mutant);
+    if (options.case_timeout_seconds) watchdog::start(*options.case_timeout_seconds);
     if (options.json_path) {
         check_writable(*options.json_path, "--json");
         check_bucket_case_folder(*options.json_path);

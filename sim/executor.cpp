@@ -8,6 +8,7 @@
 
 #include "kio/schedule_point.hpp"
 #include "sim/fiber_sanitizer.hpp"
+#include "sim/run_hook.hpp"
 #include "sim/stack_pool.hpp"
 #include "sim/task_slot.hpp"
 #include "util/assert.hpp"
@@ -384,6 +385,7 @@ std::optional<std::string> Executor::clock_stuck(kio::Instant to) const {
 }
 
 RunResult Executor::run() {
+    run_began();
     Executor* outer = running_executor;
     running_executor = this;
     const kio::SchedulePointHook previous = kio::schedule_point_hook.load();

@@ -216,6 +216,19 @@ public:
     [[nodiscard]] bool cached() const { return cached_ != 0; }
     [[nodiscard]] std::optional<std::size_t> diverged_at() const { return diverged_at_; }
     [[nodiscard]] std::vector<Decision>& recorded() { return recorded_; }
+    // The prefix this run was given, labelled where the run made the same decision.
+    [[nodiscard]] std::vector<Decision> prefix() const {
+        std::vector<Decision> decisions;
+        const std::vector<Node>& nodes = search_.nodes();
+        for (std::size_t index = 0; index < prefix_; ++index) {
+            const Node& node = nodes[index];
+            const bool same = index < recorded_.size() && recorded_[index].kind == node.kind &&
+                              recorded_[index].options == node.options;
+            decisions.push_back(
+                Decision{node.kind, node.options, node.choice, same ? recorded_[index].where : "", node.fallback});
+        }
+        return decisions;
+    }
 
 private:
     std::uint32_t decide(const DecisionPoint& point, std::size_t index) {
@@ -278,7 +291,8 @@ ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const Expl
         chooser.finish();
         if (const auto at = chooser.diverged_at())
             throw NotDeterministic(
-                "a run left its prefix at decision " + std::to_string(*at) + ": the run is not deterministic", *at);
+                "a run left its prefix at decision " + std::to_string(*at) + ": the run is not deterministic", *at,
+                chooser.prefix());
         if (!search.owns_run()) {
             ++totals.other_shards;
         } else {

@@ -109,10 +109,14 @@ struct ExploreState {
     [[nodiscard]] bool ended() const { return end != ExploreEnd::exhaustive; }
 };
 
-// A run took another way than its prefix named, at decision `at`.
+// A run took another way than its prefix named, at decision `at`. `expected`: the prefix
+// it was given (each decision's label as far as the run reached it), the schedule that
+// shows it again if it is the run, not the prefix, that changed.
 struct NotDeterministic : std::runtime_error {
-    NotDeterministic(const std::string& what, std::size_t decision) : std::runtime_error(what), at(decision) {}
+    NotDeterministic(const std::string& what, std::size_t decision, std::vector<Decision> prefix)
+        : std::runtime_error(what), at(decision), expected(std::move(prefix)) {}
     std::size_t at;
+    std::vector<Decision> expected;
 };
 
 // Every schedule of `run` within options.bound (or up to a failure or the deadline). `run`

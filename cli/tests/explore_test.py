@@ -6,7 +6,9 @@ hold what the text promises, sleep sets never run more schedules than the whole 
 and a passing exploration writes no decisions file. `explore --ops` of the gate (2) and track (1)
 suites explores each small case that `list --small-cases` lists. An exploration's shards
 (one case's tree, and small cases), merged, run the whole one's schedules; one stopped
-every few hundred schedules and resumed ends exhaustive. Together under a minute.
+every few hundred schedules and resumed ends exhaustive. A decisions file of a run that
+left its schedule (nondeterministic) replays to that failure when it parts again, where
+another file that parts is bad input. Together under a minute.
 
 With --canary SUITE SITE CASE BOUND (a moqsim built with -Dmutants=true): with the site
 switched off the exploration of that case must fail, write its decisions file, print the
@@ -179,6 +181,24 @@ def check_shrink(check, moqsim, work, what, failure):
           and after["message"] in replayed.stdout, replayed.stdout + replayed.stderr)
 
 
+def check_nondeterministic_file(check, moqsim, work):
+    """A decisions file explore wrote for a run that left its schedule: replaying it and
+    parting again is that finding (exit 1), where any other file that parts is bad input."""
+    case = {"drive": "woken", "mode": "idle", "seed": 1, "steps": [["yield", 0], ["write", 0]]}
+    for message, status, said in (("nondeterministic: a run left the schedule it was given at decision 0", 1,
+                                   "FAILED: nondeterministic: the run parts from the file's decisions at decision 0"),
+                                  ("I1: a failure", 2, "written by another build, or edited")):
+        path = work / "parting.decisions.json"
+        path.write_text(json.dumps({"format": "moqsim-decisions", "version": 1, "suite": "gate",
+                                    "strategy": "random", "mutant": None, "bound": 1, "message": message,
+                                    "digest": "0000000000000000", "case": case,
+                                    "decisions": [{"kind": "pick", "options": 7, "choice": 3}]}))
+        done = run(moqsim, "replay", "--decisions", str(path))
+        check(f"a parting decisions file with message '{message[:20]}' replays to exit {status}",
+              done.returncode == status and said in done.stdout + done.stderr, (done.returncode, done.stdout,
+                                                                                  done.stderr))
+
+
 def main(argv):
     moqsim = argv[1]
     check = Checks("explore")
@@ -197,6 +217,7 @@ def main(argv):
         check_shards(check, moqsim, work, "resume", CASES["resume"], 2, 3)
         check_shards(check, moqsim, work, "gate", 1, 1, 2, "ops")
         check_resume(check, moqsim, work, "gate", CASES["gate"], 2, 300)
+        check_nondeterministic_file(check, moqsim, work)
     return check.finish()
 
 

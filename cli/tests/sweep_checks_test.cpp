@@ -3,7 +3,8 @@
 // that part are told with the first event where they part; a shrink stops at its
 // deadline; failures of one bug make one bucket, shrunk once, and two rules two buckets;
 // a rechecked case or a replayed failure that gives another digest is a nondeterministic
-// failure of its own bucket.
+// failure of its own bucket; a case that never ends is a hang, told with its replay
+// command, while slow cases that do end are not.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -14,11 +15,16 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "cli/bucket_book.hpp"
 #include "cli/buckets.hpp"
 #include "cli/determinism_check.hpp"
 #include "cli/shrink.hpp"
 #include "cli/suite_tally.hpp"
+#include "cli/watchdog.hpp"
+#include "sim/executor.hpp"
 #include "sim/trace.hpp"
 
 namespace moq::cli {
@@ -125,6 +131,38 @@ struct Sweeping {
     Program program{"moqsim"};
     SweepContext context{program, options, book};
 };
+
+// How a child process that ran `body` ended: its exit status (-1: killed by a signal)
+// and what it wrote to standard error. The watchdog ends its process, so it is tried in one.
+struct Ended {
+    int status = -1;
+    std::string errors;
+};
+Ended in_child(const std::function<void()>& body) {
+    int pipe_ends[2];
+    REQUIRE(pipe(pipe_ends) == 0);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        dup2(pipe_ends[1], STDERR_FILENO);
+        close(pipe_ends[0]);
+        close(pipe_ends[1]);
+        body();
+        std::_Exit(0);
+    }
+    close(pipe_ends[1]);
+    Ended ended;
+    char buffer[4096];
+    for (ssize_t got; (got = read(pipe_ends[0], buffer, sizeof buffer)) > 0;)
+        ended.errors.append(buffer, static_cast<std::size_t>(got));
+    close(pipe_ends[0]);
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    if (WIFEXITED(status)) ended.status = WEXITSTATUS(status);
+    return ended;
+}
 
 std::vector<std::string> signature(const nlohmann::json& bucket) {
     return bucket["signature"].get<std::vector<std::string>>();
@@ -322,6 +360,71 @@ TEST_CASE("the failures listed stop at --max-failures; every one is still counte
     CHECK(tally.failed() == 5);
     CHECK(tally.result(5)["failures"].size() == 2);
     CHECK(book.buckets()[0]["count"] == 5);
+}
+
+TEST_CASE("a case that does not end within --case-timeout is a hang, told with its replay command") {
+    const Ended ended = in_child([] {
+        const TestSuite suite([](std::uint64_t index) {
+            Shape shape = steps({"open"});
+            if (index == 2) shape.run_time = std::chrono::seconds(30);
+            return shape;
+        });
+        Sweeping sweeping(0);
+        SuiteTally tally(sweeping.context, suite);
+        watchdog::start(1);
+        for (std::uint64_t index = 0; index < 3; ++index) tally.run_case(7, index);
+    });
+    CHECK(ended.status == 1);
+    CHECK_MESSAGE(ended.errors.find("HANG: gate seed 7 case 2 did not end within 1 s") != std::string::npos,
+                  ended.errors);
+    CHECK_MESSAGE(ended.errors.find("again: moqsim replay --suite gate --seed 7 --case 2\n") != std::string::npos,
+                  ended.errors);
+}
+
+TEST_CASE("slow cases that each end keep the watchdog quiet, however long the sweep") {
+    const Ended ended = in_child([] {
+        const TestSuite suite([](std::uint64_t) {
+            Shape shape = steps({"open"});
+            shape.run_time = std::chrono::milliseconds(400);
+            return shape;
+        });
+        Sweeping sweeping(0);
+        SuiteTally tally(sweeping.context, suite);
+        watchdog::start(1);
+        for (std::uint64_t index = 0; index < 6; ++index) tally.run_case(7, index);
+    });
+    CHECK_MESSAGE(ended.status == 0, ended.errors);
+    CHECK(ended.errors.empty());
+}
+
+// A task that loops without a schedule point never gives the simulator control back;
+// every simulated run that begins counts as progress, and this one never ends.
+TEST_CASE("a simulated run stuck in a loop with no schedule point is a hang; short runs between cases are not") {
+    const auto simulated_runs = [](bool last_spins) {
+        return in_child([last_spins] {
+            watchdog::start(1);
+            watchdog::describe([](std::uint64_t, std::uint64_t) { return watchdog::Described{"a shrink", "rerun"}; });
+            for (int run = 0; run < 12; ++run) {
+                const bool spin = last_spins && run == 11;
+                sim::Executor executor{sim::Options{}};
+                executor.spawn("worker", [spin](sim::Task& task) {
+                    task.yield();
+                    const auto started = std::chrono::steady_clock::now();
+                    // 200 ms a run: longer than the watchdog's looks, far below its limit. The
+                    // stuck one gives up after 20 s, so a watchdog that never fires fails the test.
+                    const auto length = spin ? std::chrono::milliseconds(20000) : std::chrono::milliseconds(200);
+                    while (std::chrono::steady_clock::now() - started < length) {}
+                });
+                executor.run();
+            }
+        });
+    };
+    const Ended quiet = simulated_runs(false);
+    CHECK_MESSAGE(quiet.status == 0, quiet.errors);
+    const Ended stuck = simulated_runs(true);
+    CHECK(stuck.status == 1);
+    CHECK_MESSAGE(stuck.errors.find("HANG: a shrink did not end within 1 s") != std::string::npos, stuck.errors);
+    CHECK(stuck.errors.find("again: rerun") != std::string::npos);
 }
 
 }  // namespace moq::cli

@@ -232,6 +232,20 @@ TEST_CASE("a_run_that_takes_another_way_on_its_prefix_is_reported") {
     ExploreState state;
     CHECK_THROWS_WITH_AS(explore_with(unsteady, 1, false, state),
                          "a run left its prefix at decision 0: the run is not deterministic", std::runtime_error);
+    // It carries the prefix the run was given, for its decisions file: the first run's
+    // pick between two tasks, unlabelled, as the second run made another decision there.
+    runs = 0;
+    ExploreState again;
+    try {
+        explore_with(unsteady, 1, false, again);
+        FAIL("no run left its prefix");
+    } catch (const moq::sim::NotDeterministic& error) {
+        CHECK(error.at == 0);
+        REQUIRE_FALSE(error.expected.empty());
+        CHECK(error.expected[0].kind == moq::sim::DecisionKind::pick);
+        CHECK(error.expected[0].options == 2);
+        CHECK(error.expected[0].where.empty());
+    }
 }
 
 namespace {
