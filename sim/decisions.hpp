@@ -29,7 +29,7 @@ struct DecisionPoint {
     // A choice other than the default costs one unit of the preemption bound: a switch
     // away from a task that could still run, or a fault the case left open.
     bool costly = false;
-    const char* where = "";  // the schedule point's label, or the kind's name
+    const char* where = "";  // the schedule point's label, or the kind's name: a literal, kept past the run
     // The task each choice runs next (pick, preempt), `options` of them; null for the
     // drive's choices and timer ties. Valid during Chooser::choose only.
     const std::uint32_t* tasks = nullptr;

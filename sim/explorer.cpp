@@ -200,7 +200,7 @@ public:
         if (!blocked_ && index > 0 && index - 1 < nodes.size()) nodes[index - 1].after = current_;
         current_.clear();
         const std::uint32_t choice = decide(point, index);
-        recorded_.push_back(Decision{point.kind, point.options, choice, point.where, point.fallback});
+        recorded_.push_back(Taken{point.kind, point.options, choice, point.fallback, point.where});
         return choice;
     }
     void touched(const void* object) override { current_.add(object); }
@@ -215,7 +215,15 @@ public:
     [[nodiscard]] bool ended_asleep() const { return asleep_ != 0; }
     [[nodiscard]] bool cached() const { return cached_ != 0; }
     [[nodiscard]] std::optional<std::size_t> diverged_at() const { return diverged_at_; }
-    [[nodiscard]] std::vector<Decision>& recorded() { return recorded_; }
+    [[nodiscard]] std::size_t decisions_made() const { return recorded_.size(); }
+    // The run's decisions, labelled: made only for a failure.
+    [[nodiscard]] std::vector<Decision> recorded() const {
+        std::vector<Decision> decisions;
+        decisions.reserve(recorded_.size());
+        for (const Taken& taken : recorded_)
+            decisions.push_back(Decision{taken.kind, taken.options, taken.choice, taken.where, taken.fallback});
+        return decisions;
+    }
     // The prefix this run was given, labelled where the run made the same decision.
     [[nodiscard]] std::vector<Decision> prefix() const {
         std::vector<Decision> decisions;
@@ -263,7 +271,16 @@ private:
 
     Search& search_;
     std::size_t prefix_;
-    std::vector<Decision> recorded_;
+    // A decision as the run made it: its label stays the point's own text (a literal, as
+    // DecisionPoint::where is), copied into a string only for a failure's list.
+    struct Taken {
+        DecisionKind kind;
+        std::uint32_t options;
+        std::uint32_t choice;
+        std::uint32_t fallback;
+        const char* where;
+    };
+    std::vector<Taken> recorded_;
     Footprint current_;
     bool blocked_ = false;  // nothing below the point reached is explored
     int asleep_ = 0;
@@ -299,11 +316,11 @@ ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const Expl
             ++totals.schedules;
             totals.sleep_blocked += chooser.ended_asleep() ? 1 : 0;
             totals.pruned_by_cache += chooser.cached() ? 1 : 0;
-            totals.deepest = std::max<std::uint64_t>(totals.deepest, chooser.recorded().size());
+            totals.deepest = std::max<std::uint64_t>(totals.deepest, chooser.decisions_made());
         }
         if (!verdict.ok && search.owns_run()) {
             ++totals.failures;
-            state.failures.push_back(ExploredFailure{std::move(chooser.recorded()), std::move(verdict)});
+            state.failures.push_back(ExploredFailure{chooser.recorded(), std::move(verdict)});
             if (!options.keep_going) state.end = ExploreEnd::failure;
         }
         if (options.progress) {
