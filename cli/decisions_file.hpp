@@ -30,10 +30,6 @@ struct DecisionsFile {
     std::vector<sim::Decision> decisions;
 };
 
-// The message of a decisions file explore wrote for a run that left the schedule it was
-// given (the code under test ran another way along the same decisions) starts so.
-inline constexpr std::string_view nondeterministic_run = "nondeterministic: ";
-
 // The most decisions a file may list (a run's step budget bounds a real one far below).
 inline constexpr std::size_t max_decisions = 10000000;
 

@@ -150,12 +150,7 @@ SmallCaseCounts explore_small_cases(const ExploreOptions& options, sim::ExploreO
                 watched_case = index;
                 watchdog::at(index, state.totals.schedules);
                 const std::size_t failures_before = state.failures.size();
-                try {
-                    properties::explore_case(value, search, state);
-                } catch (const sim::NotDeterministic&) {
-                    failing = {value.clone(), prefix + std::to_string(index)};
-                    throw;
-                }
+                properties::explore_case(value, search, state);
                 if (state.end == sim::ExploreEnd::budget) {
                     counts.stopped_in = index;
                     return false;
@@ -255,22 +250,10 @@ int explore(const Program& program, const std::vector<std::string>& arguments) {
     std::optional<SmallCaseCounts> small;
     try {
         explore_all(options, search, resume, explored, state, small, watched_case);
-    } catch (sim::NotDeterministic& error) {
-        if (resume && error.at < resume->frontier.path.size())
-            throw UsageError(*options.resume_path + ": resume.path[" + std::to_string(error.at) +
-                             "] is not a decision this case makes there: a file of another build or case");
-        // The code under test ran differently along one prefix (an undefined read, say):
-        // a finding, reported with its case and the prefix it left.
-        ++state.totals.failures;
-        state.end = sim::ExploreEnd::failure;
-        state.failures.push_back(sim::ExploredFailure{
-            std::move(error.expected),
-            sim::RunVerdict{false,
-                            std::string(nondeterministic_run) + "a run left the schedule it was given at decision " +
-                                std::to_string(error.at) +
-                                ": the code under test ran another way along the same decisions (an undefined "
-                                "read, or a run that depends on addresses or wall time)",
-                            0}});
+    } catch (const sim::NotDeterministic& error) {
+        if (!resume) throw;  // only a restored search's first run throws
+        throw UsageError(*options.resume_path + ": resume.path[" + std::to_string(error.at) +
+                         "] is not a decision this case makes there: a file of another build or case");
     }
     if (small && before) small->explored += before->explored_cases;
     std::optional<ExploreResume> unfinished;

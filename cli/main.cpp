@@ -13,6 +13,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/watchdog.hpp"
 
 namespace {
 
@@ -81,9 +82,9 @@ constexpr const char* usage_text =
     "          exit 0 when they are the same, 1 when they part\n"
     "\n"
     "\n"
-    "sweep, replay and explore take [--case-timeout D] (default 5m; off: none): a run that has not\n"
-    "ended after D of wall time loops where no schedule point can stop it, a hang; moqsim then\n"
-    "prints it with the command that runs it again and exits 1.\n"
+    "sweep, replay and explore take [--case-timeout D] (default 5m; off: none): when no simulated\n"
+    "run has begun for D of wall time, one loops where no schedule point can stop it, a hang;\n"
+    "moqsim then prints what ran (a sweep's case with its replay command) and exits 1.\n"
     "\n"
     "Exit status: 0 passed, 1 a case failed (or hung), 2 bad input, 3 an internal error.\n";
 
@@ -112,6 +113,13 @@ int fail(std::string_view message, int status) {
 
 int main(int argc, char** argv) {
     const moq::cli::Program program{argc > 0 ? argv[0] : "moqsim"};
+    // The watchdog's descriptions point at `program`: it stops before that goes.
+    struct StopWatchdog {
+        StopWatchdog() = default;
+        StopWatchdog(const StopWatchdog&) = delete;
+        StopWatchdog& operator=(const StopWatchdog&) = delete;
+        ~StopWatchdog() { moq::cli::watchdog::stop(); }
+    } const stop_watchdog;
     if (argc < 2) {
         return fail("no command (moqsim --help lists them)", bad_input_status);
     }

@@ -75,7 +75,11 @@ std::optional<std::uint64_t> parse_case_timeout(const Flags& flags) {
     const std::optional<std::string> text = flags.value("case-timeout");
     if (!text) return watchdog::default_limit_seconds;
     if (*text == "off") return std::nullopt;
-    return parse_duration(*text, "--case-timeout");
+    try {
+        return parse_duration(*text, "--case-timeout");
+    } catch (const UsageError& error) {
+        throw UsageError(std::string(error.what()) + ", or off");
+    }
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "properties/explore.hpp"
 #include "properties/small_scope.hpp"
 #include "properties/suite.hpp"
+#include "sim/explorer.hpp"
 #include "sim/trace_text.hpp"
 
 namespace moq::cli {
@@ -148,12 +149,15 @@ void write_trace(const std::string& path, const properties::CaseOutcome& outcome
 properties::CaseOutcome run_chosen(const ChosenCase& chosen, const properties::RunSettings& settings) {
     if (!chosen.decided) return chosen.value->run(settings);
     properties::DecidedRun run = properties::run_decisions(*chosen.value, chosen.decided->decisions, settings);
-    // Explore found this schedule left by a run: parting again is that finding, shown again.
-    if (!run.followed && chosen.decided->message.starts_with(nondeterministic_run)) {
-        run.outcome.ok = false;
-        run.outcome.message = std::string(nondeterministic_run) +
-                              "the run parts from the file's decisions at decision " + std::to_string(run.diverged_at) +
-                              ", as a run did when explore wrote it";
+    // Explore wrote the prefix a run left (sim::nondeterministic_run): leaving it again is
+    // that failure, shown again; a run that takes it all and goes on is judged as any.
+    if (chosen.decided->message.starts_with(sim::nondeterministic_run)) {
+        if (run.left_list) {
+            run.outcome.ok = false;
+            run.outcome.message = std::string(sim::nondeterministic_run) +
+                                  "the run parts from the file's decisions at decision " +
+                                  std::to_string(run.diverged_at) + ", as a run did when explore wrote it";
+        }
         return std::move(run.outcome);
     }
     if (!run.followed)

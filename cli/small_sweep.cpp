@@ -52,6 +52,8 @@ public:
     bool replay_failures() const {
         bool same = true;
         for (const nlohmann::json& failure : failures_) {
+            // Run as the sweep ran it: the watchdog names it as it named the case.
+            watchdog::at(failure["case"].get<std::uint64_t>(), failure["seed"].get<std::uint64_t>());
             const auto value = properties::with_seed(
                 suite_, *properties::small_case(suite_, *options_.ops, failure["case"].get<std::uint64_t>()),
                 failure["seed"].get<std::uint64_t>());

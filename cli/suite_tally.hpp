@@ -46,6 +46,9 @@ public:
     [[nodiscard]] nlohmann::json result(std::uint64_t cases) const;
 
 private:
+    // The watchdog's description of what runs from here on: `doing` (a literal, "" for the
+    // case itself) and case (seed, index), with the command that runs it again.
+    void watch(std::uint64_t seed, std::uint64_t index, std::string_view doing) const;
     // A failure of case (seed, index): printed and listed while the list has room, and
     // sorted into a bucket. `parted`: the runs of a nondeterministic one.
     void record(std::uint64_t seed, std::uint64_t index, const properties::Case& value,

@@ -7,7 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <thread>
+
+#include <unistd.h>
 
 #include "sim/run_hook.hpp"
 
@@ -19,10 +22,13 @@ using Clock = std::chrono::steady_clock;
 
 class Watch {
 public:
-    ~Watch() {
+    ~Watch() { stop(); }
+
+    void stop() {
         {
             const std::lock_guard<std::mutex> hold(mutex_);
             stopping_ = true;
+            describe_ = nullptr;
         }
         changed_.notify_all();
         if (thread_.joinable()) thread_.join();
@@ -31,7 +37,7 @@ public:
     void start(std::uint64_t limit_seconds) {
         const std::lock_guard<std::mutex> hold(mutex_);
         limit_ = std::chrono::seconds(limit_seconds);
-        if (!thread_.joinable()) thread_ = std::thread([this] { patrol(); });
+        if (!thread_.joinable() && !stopping_) thread_ = std::thread([this] { patrol(); });
         changed_.notify_all();
     }
     void describe(Describe describe) {
@@ -68,18 +74,22 @@ private:
     }
 
     // Under mutex_: the main thread is stuck in a run, so what it described holds still.
+    // Written straight to the file descriptor: standard output's lock may be the main
+    // thread's, and a report held up behind it would come too late or never.
     [[noreturn]] void fire() {
         const Described running =
             describe_ ? describe_(first_.load(std::memory_order_relaxed), second_.load(std::memory_order_relaxed))
                       : Described{"a run", ""};
-        std::fflush(stdout);
-        std::fprintf(stderr,
-                     "moqsim: HANG: %s did not end within %lld s of wall time: a loop that reaches no schedule "
-                     "point, which no simulated budget can stop\n",
-                     running.what.c_str(),
-                     static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(limit_).count()));
-        if (!running.again.empty()) std::fprintf(stderr, "  again: %s\n", running.again.c_str());
-        std::fflush(stderr);
+        std::string report =
+            "moqsim: HANG: " + running.what + " did not end within " +
+            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(limit_).count()) +
+            " s of wall time: a loop that reaches no schedule point, which no simulated budget can stop\n";
+        if (!running.again.empty()) report += "  again: " + running.again + "\n";
+        for (std::size_t written = 0; written < report.size();) {
+            const ssize_t wrote = ::write(STDERR_FILENO, report.data() + written, report.size() - written);
+            if (wrote <= 0) break;
+            written += static_cast<std::size_t>(wrote);
+        }
         std::_Exit(1);
     }
 
@@ -108,6 +118,10 @@ void start(std::uint64_t limit_seconds) {
     sim::set_run_begin_hook([] { process_watch().beat(); });
 }
 void describe(Describe describe) { process_watch().describe(std::move(describe)); }
+void stop() {
+    sim::set_run_begin_hook(nullptr);
+    process_watch().stop();
+}
 void at(std::uint64_t first, std::uint64_t second) { process_watch().at(first, second); }
 
 }  // namespace moq::cli::watchdog

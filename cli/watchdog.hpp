@@ -29,6 +29,9 @@ void start(std::uint64_t limit_seconds);
 // What is run from here on. Called on the watchdog's thread only when it fires, so it may
 // read what the caller keeps unchanged while it runs.
 void describe(Describe describe);
+// Ends the watch: the thread joined, the description dropped. moqsim's main calls it
+// before what the descriptions point at goes away.
+void stop();
 // A new case (an explored schedule, a replay) begins, with the numbers describe() names
 // it by: two relaxed stores and an increment, cheap enough for every schedule.
 void at(std::uint64_t first, std::uint64_t second);

@@ -22,6 +22,7 @@ DecidedRun run_decisions(const Case& value, const std::vector<sim::Decision>& de
     const std::optional<std::size_t> diverged = list.diverged_at();
     run.followed = !diverged && list.recorded().size() == decisions.size();
     if (!run.followed) run.diverged_at = diverged.value_or(std::min(list.recorded().size(), decisions.size()));
+    run.left_list = diverged.has_value() || list.recorded().size() < decisions.size();
     return run;
 }
 

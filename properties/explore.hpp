@@ -18,6 +18,9 @@ struct DecidedRun {
     CaseOutcome outcome;
     bool followed = false;
     std::size_t diverged_at = 0;  // when not followed: the first decision that differed
+    // Whether the run left the list before its end (another decision, or the run ended
+    // first); a run that goes on past the list's end has not.
+    bool left_list = false;
 };
 DecidedRun run_decisions(const Case& value, const std::vector<sim::Decision>& decisions, RunSettings settings = {});
 

@@ -214,7 +214,12 @@ public:
     }
     [[nodiscard]] bool ended_asleep() const { return asleep_ != 0; }
     [[nodiscard]] bool cached() const { return cached_ != 0; }
-    [[nodiscard]] std::optional<std::size_t> diverged_at() const { return diverged_at_; }
+    // Where the run left its prefix: another decision there, or its end before the prefix's.
+    [[nodiscard]] std::optional<std::size_t> left_prefix_at() const {
+        if (diverged_at_) return diverged_at_;
+        if (recorded_.size() < prefix_) return recorded_.size();
+        return std::nullopt;
+    }
     [[nodiscard]] std::size_t decisions_made() const { return recorded_.size(); }
     // The run's decisions, labelled: made only for a failure.
     [[nodiscard]] std::vector<Decision> recorded() const {
@@ -295,6 +300,7 @@ ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const Expl
     const auto started = std::chrono::steady_clock::now();
     ExploreTotals totals;
     Search search(options, totals);
+    bool first_run = true;
     for (;;) {
         const bool out_of_schedules =
             options.schedule_limit && state.totals.schedules + totals.schedules >= *options.schedule_limit;
@@ -306,10 +312,25 @@ ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const Expl
         PathChooser chooser(search);
         RunVerdict verdict = run(chooser);
         chooser.finish();
-        if (const auto at = chooser.diverged_at())
-            throw NotDeterministic(
-                "a run left its prefix at decision " + std::to_string(*at) + ": the run is not deterministic", *at,
-                chooser.prefix());
+        if (const auto at = chooser.left_prefix_at()) {
+            if (first_run && options.start && *at < options.start->path.size())
+                throw NotDeterministic("a run left its prefix at decision " + std::to_string(*at) +
+                                           ": the frontier is not one this run takes",
+                                       *at);
+            ++totals.schedules;
+            ++totals.failures;
+            state.failures.push_back(ExploredFailure{
+                chooser.prefix(),
+                RunVerdict{false,
+                           std::string(nondeterministic_run) + "a run left the schedule it was given at decision " +
+                               std::to_string(*at) +
+                               ": the code under test ran another way along the same decisions (an undefined "
+                               "read, or a run that depends on addresses or wall time)",
+                           verdict.digest}});
+            state.end = ExploreEnd::failure;  // what was explored past here cannot be trusted
+            break;
+        }
+        first_run = false;
         if (!search.owns_run()) {
             ++totals.other_shards;
         } else {

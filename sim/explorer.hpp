@@ -109,21 +109,24 @@ struct ExploreState {
     [[nodiscard]] bool ended() const { return end != ExploreEnd::exhaustive; }
 };
 
-// A run took another way than its prefix named, at decision `at`. `expected`: the prefix
-// it was given (each decision's label as far as the run reached it), the schedule that
-// shows it again if it is the run, not the prefix, that changed.
+// The message of a failure that is a run which left the prefix it was given (took
+// another decision there, or ended before its end) starts so. The simulator is
+// deterministic, so the code under test ran another way along the same decisions. The
+// failure's decisions are that prefix; the exploration ends there, keep_going or not.
+inline constexpr std::string_view nondeterministic_run = "nondeterministic: ";
+
+// The first run of a search resumed from options.start left that path, at decision `at`:
+// the frontier is another case's or another build's.
 struct NotDeterministic : std::runtime_error {
-    NotDeterministic(const std::string& what, std::size_t decision, std::vector<Decision> prefix)
-        : std::runtime_error(what), at(decision), expected(std::move(prefix)) {}
+    NotDeterministic(const std::string& what, std::size_t decision) : std::runtime_error(what), at(decision) {}
     std::size_t at;
-    std::vector<Decision> expected;
 };
 
 // Every schedule of `run` within options.bound (or up to a failure or the deadline). `run`
 // makes one whole run with the chooser it is given and judges it. Returns this call's
-// totals; adds them and its failures to `state`. Throws NotDeterministic if a run does
-// not take the decisions its prefix names (the run is not deterministic, or options.start
-// is another case's).
+// totals; adds them and its failures to `state` (a run that leaves its prefix among them,
+// nondeterministic_run). Throws NotDeterministic if the first run leaves options.start's
+// path.
 ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const ExploreOptions& options,
                       ExploreState& state);
 

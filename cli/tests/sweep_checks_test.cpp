@@ -149,7 +149,12 @@ Ended in_child(const std::function<void()>& body) {
         dup2(pipe_ends[1], STDERR_FILENO);
         close(pipe_ends[0]);
         close(pipe_ends[1]);
-        body();
+        // A failed check or a throw must not run the rest of the tests in the child.
+        try {
+            body();
+        } catch (...) {
+            std::_Exit(3);
+        }
         std::_Exit(0);
     }
     close(pipe_ends[1]);

@@ -219,33 +219,65 @@ TEST_CASE("state_caching_reaches_every_order_the_whole_tree_reaches") {
     }
 }
 
-TEST_CASE("a_run_that_takes_another_way_on_its_prefix_is_reported") {
+namespace {
+
+// `tasks` tasks, each passing `points` schedule points; a run that passes.
+RunVerdict tasks_passing_points(Chooser& chooser, int tasks, int points) {
+    Options options;
+    options.chooser = &chooser;
+    Executor executor(options);
+    for (int i = 0; i < tasks; ++i)
+        executor.spawn("t", [points](Task& task) {
+            for (int point = 0; point < points; ++point) task.schedule_point("p");
+        });
+    return judged(executor, [] { return std::string(); });
+}
+
+}  // namespace
+
+TEST_CASE("a_run_that_takes_another_way_on_its_prefix_is_a_nondeterministic_failure_with_that_prefix") {
     int runs = 0;
-    const auto unsteady = [&runs](Chooser& chooser) {
-        Options options;
-        options.chooser = &chooser;
-        Executor executor(options);
-        const int tasks = ++runs == 1 ? 2 : 3;  // the second run has another first decision
-        for (int i = 0; i < tasks; ++i) executor.spawn("t", [](Task& task) { task.schedule_point("p"); });
-        return judged(executor, [] { return std::string(); });
-    };
+    // The second run has another first decision: three tasks to pick from, not two.
+    const auto unsteady = [&runs](Chooser& chooser) { return tasks_passing_points(chooser, ++runs == 1 ? 2 : 3, 1); };
     ExploreState state;
-    CHECK_THROWS_WITH_AS(explore_with(unsteady, 1, false, state),
-                         "a run left its prefix at decision 0: the run is not deterministic", std::runtime_error);
-    // It carries the prefix the run was given, for its decisions file: the first run's
-    // pick between two tasks, unlabelled, as the second run made another decision there.
-    runs = 0;
-    ExploreState again;
-    try {
-        explore_with(unsteady, 1, false, again);
-        FAIL("no run left its prefix");
-    } catch (const moq::sim::NotDeterministic& error) {
-        CHECK(error.at == 0);
-        REQUIRE_FALSE(error.expected.empty());
-        CHECK(error.expected[0].kind == moq::sim::DecisionKind::pick);
-        CHECK(error.expected[0].options == 2);
-        CHECK(error.expected[0].where.empty());
-    }
+    const ExploreTotals totals = explore_with(unsteady, 1, false, state);  // keep_going: it still ends there
+    CHECK(state.end == moq::sim::ExploreEnd::failure);
+    CHECK(totals.schedules == 2);
+    CHECK(totals.failures == 1);
+    REQUIRE(state.failures.size() == 1);
+    const moq::sim::ExploredFailure& failure = state.failures.front();
+    CHECK(failure.verdict.message.starts_with(moq::sim::nondeterministic_run));
+    CHECK(failure.verdict.message.find("at decision 0") != std::string::npos);
+    // Its decisions are the prefix the run was given: the first run's pick between two
+    // tasks, unlabelled, as the second run made another decision there.
+    REQUIRE_FALSE(failure.decisions.empty());
+    CHECK(failure.decisions[0].kind == moq::sim::DecisionKind::pick);
+    CHECK(failure.decisions[0].options == 2);
+    CHECK(failure.decisions[0].where.empty());
+}
+
+TEST_CASE("a_run_that_ends_before_its_prefix_does_is_nondeterministic_too") {
+    int runs = 0;
+    // The second run stops short of the first's decisions.
+    const auto shrinking = [&runs](Chooser& chooser) { return tasks_passing_points(chooser, 2, ++runs == 1 ? 3 : 0); };
+    ExploreState state;
+    explore_with(shrinking, 1, false, state);
+    REQUIRE(state.failures.size() == 1);
+    CHECK(state.failures.front().verdict.message.starts_with(moq::sim::nondeterministic_run));
+}
+
+TEST_CASE("a_frontier_the_first_run_does_not_take_is_refused") {
+    moq::sim::ExploreFrontier frontier;
+    moq::sim::ExplorePathStep step;
+    step.kind = moq::sim::DecisionKind::preempt;
+    step.options = 9;  // no decision of this program has nine options
+    frontier.path.push_back(step);
+    ExploreOptions options;
+    options.bound = 1;
+    options.start = &frontier;
+    ExploreState state;
+    CHECK_THROWS_AS(explore([](Chooser& chooser) { return lost_update_unstated(chooser); }, options, state),
+                    moq::sim::NotDeterministic);
 }
 
 namespace {
