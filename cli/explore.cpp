@@ -208,6 +208,21 @@ int report_ended(const ExploreOptions& options, const ExploreBefore& before) {
     return before.failures.empty() ? 0 : 1;
 }
 
+// The watchdog names a schedule that never ends by its number and small case; the same
+// command runs the exploration to it again.
+void watch_exploration(const Program& program, const std::vector<std::string>& arguments, const ExploreOptions& options,
+                       const std::string& label) {
+    watchdog::start(*options.case_timeout_seconds);
+    std::string again = program.name + " explore";
+    for (const std::string& argument : arguments) again += " " + argument;
+    watchdog::describe(
+        [label, small = options.ops.has_value(), again](std::uint64_t hung_case, std::uint64_t schedules) {
+            return watchdog::Described{"schedule " + std::to_string(schedules + 1) + " of " + label +
+                                           (small ? ", case " + std::to_string(hung_case) : std::string()),
+                                       again};
+        });
+}
+
 }  // namespace
 
 int explore(const Program& program, const std::vector<std::string>& arguments) {
@@ -233,17 +248,7 @@ int explore(const Program& program, const std::vector<std::string>& arguments) {
 
     ExploreProgress progress;
     std::uint64_t watched_case = 0;  // with --ops, the small case being explored
-    if (options.case_timeout_seconds) {
-        watchdog::start(*options.case_timeout_seconds);
-        std::string again = program.name + " explore";
-        for (const std::string& argument : arguments) again += " " + argument;
-        watchdog::describe([label = settings_label, small = options.ops.has_value(), again](std::uint64_t hung_case,
-                                                                                            std::uint64_t schedules) {
-            return watchdog::Described{"schedule " + std::to_string(schedules + 1) + " of " + label +
-                                           (small ? ", case " + std::to_string(hung_case) : std::string()),
-                                       again};
-        });
-    }
+    if (options.case_timeout_seconds) watch_exploration(program, arguments, options, settings_label);
     sim::ExploreOptions search = search_options(options, progress, watched_case);
     const std::optional<ExploreResume> resume = before ? before->resume : std::nullopt;
     sim::ExploreState state;

@@ -34,9 +34,10 @@ public:
         if (thread_.joinable()) thread_.join();
     }
 
-    void start(std::uint64_t limit_seconds) {
+    void start(std::uint64_t limit_seconds, Now now) {
         const std::lock_guard<std::mutex> hold(mutex_);
         limit_ = std::chrono::seconds(limit_seconds);
+        now_ = now;
         if (!thread_.joinable() && !stopping_) thread_ = std::thread([this] { patrol(); });
         changed_.notify_all();
     }
@@ -56,14 +57,14 @@ private:
     void patrol() {
         std::unique_lock<std::mutex> hold(mutex_);
         std::uint64_t seen = beats_.load(std::memory_order_acquire);
-        Clock::time_point since = Clock::now();
+        Clock::time_point since = now_();
         while (!stopping_) {
             const auto look =
                 std::clamp<Clock::duration>(limit_ / 8, std::chrono::milliseconds(20), std::chrono::seconds(5));
             changed_.wait_for(hold, look);
             if (stopping_) return;
             const std::uint64_t beats = beats_.load(std::memory_order_acquire);
-            const Clock::time_point now = Clock::now();
+            const Clock::time_point now = now_();
             if (beats != seen) {
                 seen = beats;
                 since = now;
@@ -97,6 +98,7 @@ private:
     std::condition_variable changed_;
     std::thread thread_;
     Clock::duration limit_{std::chrono::seconds(default_limit_seconds)};
+    Now now_ = &Clock::now;
     bool stopping_ = false;
     Describe describe_;
     std::atomic<std::uint64_t> beats_{0};
@@ -111,8 +113,8 @@ Watch& process_watch() {
 
 }  // namespace
 
-void start(std::uint64_t limit_seconds) {
-    process_watch().start(limit_seconds);
+void start(std::uint64_t limit_seconds, Now now) {
+    process_watch().start(limit_seconds, now);
     // Every simulated run beats too: a shrink, a recheck or a replay runs many of them
     // between two cases, each a run that must end.
     sim::set_run_begin_hook([] { process_watch().beat(); });

@@ -6,6 +6,7 @@
 // failed). Wall time only ends the process: it never changes a run, a digest or a result.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -22,10 +23,15 @@ struct Described {
 };
 using Describe = std::function<Described(std::uint64_t first, std::uint64_t second)>;
 
-// Starts the watch (once a process; a later call changes only the limit). After
-// `limit_seconds` in which no simulated run (sim/run_hook.hpp) began and at() was not
-// called, the process ends.
-void start(std::uint64_t limit_seconds);
+// Where the watch reads the time: the steady clock, or a test's own, which moves as the
+// test says, so that no test waits out a limit of wall time.
+using Now = std::chrono::steady_clock::time_point (*)();
+
+// Starts the watch (once a process; a later call changes only the limit and the clock).
+// After `limit_seconds` in which no simulated run (sim/run_hook.hpp) began and at() was
+// not called, the process ends. The watch looks eight times a limit of wall time (20 ms to
+// 5 s apart), reading `now` each time.
+void start(std::uint64_t limit_seconds, Now now = &std::chrono::steady_clock::now);
 // What is run from here on. Called on the watchdog's thread only when it fires, so it may
 // read what the caller keeps unchanged while it runs.
 void describe(Describe describe);

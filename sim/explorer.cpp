@@ -293,6 +293,18 @@ private:
     std::optional<std::size_t> diverged_at_;
 };
 
+// The failure of a run that left `prefix` at decision `at`.
+ExploredFailure left_prefix(std::vector<Decision> prefix, std::size_t at, std::uint64_t digest) {
+    return ExploredFailure{
+        std::move(prefix),
+        RunVerdict{false,
+                   std::string(nondeterministic_run) + "a run left the schedule it was given at decision " +
+                       std::to_string(at) +
+                       ": the code under test ran another way along the same decisions (an undefined read, or a "
+                       "run that depends on addresses or wall time)",
+                   digest}};
+}
+
 }  // namespace
 
 ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const ExploreOptions& options,
@@ -319,14 +331,7 @@ ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const Expl
                                        *at);
             ++totals.schedules;
             ++totals.failures;
-            state.failures.push_back(ExploredFailure{
-                chooser.prefix(),
-                RunVerdict{false,
-                           std::string(nondeterministic_run) + "a run left the schedule it was given at decision " +
-                               std::to_string(*at) +
-                               ": the code under test ran another way along the same decisions (an undefined "
-                               "read, or a run that depends on addresses or wall time)",
-                           verdict.digest}});
+            state.failures.push_back(left_prefix(chooser.prefix(), *at, verdict.digest));
             state.end = ExploreEnd::failure;  // what was explored past here cannot be trusted
             break;
         }

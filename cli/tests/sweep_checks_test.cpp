@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <string>
@@ -33,6 +34,19 @@ namespace {
 
 int runs = 0;  // every run of a TestCase, for counting what a shrink costs
 
+// The watchdog's clock in these tests: each look moves it a quarter of the 1 s limit, so
+// the limit passes after four looks with nothing begun, and no test waits one out.
+std::atomic<std::uint64_t> watchdog_looks{0};
+std::chrono::steady_clock::time_point quarter_second_a_look() {
+    return std::chrono::steady_clock::time_point{} + watchdog_looks.fetch_add(1) * std::chrono::milliseconds(250);
+}
+void watched() { watchdog::start(1, &quarter_second_a_look); }
+// Busy until the watchdog has looked `count` more times: a run it sees go on that long.
+void until_looked(std::uint64_t count) {
+    const std::uint64_t target = watchdog_looks.load() + count;
+    while (count != 0 && watchdog_looks.load() < target) {}
+}
+
 // A case of named steps. It fails when it holds `bad`: with `message` (its number of
 // steps for '#') if it also holds `also` (or `also` is empty), else with `alone` (unless
 // empty: then it passes). `flaky`: one event differs from one run to the next.
@@ -44,6 +58,7 @@ struct Shape {
     std::string alone;
     bool flaky = false;
     std::chrono::milliseconds run_time{0};
+    std::uint64_t watchdog_looks = 0;  // the run lasts this many looks of the watchdog (watched())
 };
 
 class TestCase final : public properties::Case {
@@ -53,6 +68,7 @@ public:
     [[nodiscard]] properties::CaseOutcome run(const properties::RunSettings& settings) const override {
         ++runs;
         std::this_thread::sleep_for(shape_.run_time);
+        until_looked(shape_.watchdog_looks);
         sim::Trace trace(settings.keep_trace);
         std::uint64_t step = 0;
         for (const std::string& name : shape_.steps)
@@ -371,12 +387,13 @@ TEST_CASE("a case that does not end within --case-timeout is a hang, told with i
     const Ended ended = in_child([] {
         const TestSuite suite([](std::uint64_t index) {
             Shape shape = steps({"open"});
-            if (index == 2) shape.run_time = std::chrono::seconds(30);
+            // Far past the limit: a watchdog that never fires lets the child end, and fails the test.
+            if (index == 2) shape.watchdog_looks = 100;
             return shape;
         });
         Sweeping sweeping(0);
         SuiteTally tally(sweeping.context, suite);
-        watchdog::start(1);
+        watched();
         for (std::uint64_t index = 0; index < 3; ++index) tally.run_case(7, index);
     });
     CHECK(ended.status == 1);
@@ -390,12 +407,12 @@ TEST_CASE("slow cases that each end keep the watchdog quiet, however long the sw
     const Ended ended = in_child([] {
         const TestSuite suite([](std::uint64_t) {
             Shape shape = steps({"open"});
-            shape.run_time = std::chrono::milliseconds(400);
+            shape.watchdog_looks = 1;
             return shape;
         });
         Sweeping sweeping(0);
         SuiteTally tally(sweeping.context, suite);
-        watchdog::start(1);
+        watched();
         for (std::uint64_t index = 0; index < 6; ++index) tally.run_case(7, index);
     });
     CHECK_MESSAGE(ended.status == 0, ended.errors);
@@ -407,18 +424,16 @@ TEST_CASE("slow cases that each end keep the watchdog quiet, however long the sw
 TEST_CASE("a simulated run stuck in a loop with no schedule point is a hang; short runs between cases are not") {
     const auto simulated_runs = [](bool last_spins) {
         return in_child([last_spins] {
-            watchdog::start(1);
+            watched();
             watchdog::describe([](std::uint64_t, std::uint64_t) { return watchdog::Described{"a shrink", "rerun"}; });
-            for (int run = 0; run < 12; ++run) {
-                const bool spin = last_spins && run == 11;
+            for (int run = 0; run < 8; ++run) {
+                const bool spin = last_spins && run == 7;
                 sim::Executor executor{sim::Options{}};
                 executor.spawn("worker", [spin](sim::Task& task) {
                     task.yield();
-                    const auto started = std::chrono::steady_clock::now();
-                    // 200 ms a run: longer than the watchdog's looks, far below its limit. The
-                    // stuck one gives up after 20 s, so a watchdog that never fires fails the test.
-                    const auto length = spin ? std::chrono::milliseconds(20000) : std::chrono::milliseconds(200);
-                    while (std::chrono::steady_clock::now() - started < length) {}
+                    // One look a run: far below the limit. The stuck one gives up after 100,
+                    // so a watchdog that never fires fails the test.
+                    until_looked(spin ? 100 : 1);
                 });
                 executor.run();
             }
