@@ -34,14 +34,15 @@ std::string replay_command(const Program& program, std::string_view suite, std::
     return command;
 }
 
-void SuiteTally::watch(std::uint64_t seed, std::uint64_t index, std::string_view doing) const {
+void SuiteTally::watch(std::uint64_t seed, std::uint64_t index, std::string_view doing,
+                       std::string_view replay_flags) const {
     // Copies but the program, which main keeps until the watchdog stops.
     const SweepOptions& options = context_.options;
     watchdog::describe([program = &context_.program, suite = suite_.name(), strategy = options.strategy,
-                        mix = options.mix, mutant = options.mutant,
-                        doing](std::uint64_t hung_seed, std::uint64_t hung_index) {
-        std::string again = replay_command(*program, suite, hung_seed, hung_index, strategy, mix, mutant);
-        if (doing.starts_with("a shrink")) again += " --shrink";
+                        mix = options.mix, mutant = options.mutant, doing,
+                        replay_flags](std::uint64_t hung_seed, std::uint64_t hung_index) {
+        const std::string again =
+            replay_command(*program, suite, hung_seed, hung_index, strategy, mix, mutant) + std::string(replay_flags);
         return watchdog::Described{std::string(doing) + std::string(suite) + " seed " + std::to_string(hung_seed) +
                                        " case " + std::to_string(hung_index),
                                    again};
@@ -54,7 +55,7 @@ bool SuiteTally::run_case(std::uint64_t seed, std::uint64_t index) {
     // A rechecked case keeps its trace, to show where a second run parts from it.
     const bool twice = rechecked(seed, index, options.recheck);
     const properties::RunSettings settings{options.strategy, twice};
-    watch(seed, index, "");
+    watch(seed, index, "", "");
     const auto generated = suite_.generate(seed, index, options.mix);
     const properties::CaseOutcome outcome = generated->run(settings);
     ++run_;
@@ -81,7 +82,7 @@ bool SuiteTally::replay_failures() {
         if (failure.contains("parted")) continue;
         const auto seed = failure["seed"].get<std::uint64_t>();
         const auto index = failure["case"].get<std::uint64_t>();
-        watch(seed, index, "the replay of the failure ");
+        watch(seed, index, "the replay of the failure ", "");
         const auto value = suite_.generate(seed, index, context_.options.mix);
         const auto parted = replay_differs(*value, context_.options.strategy, failure["digest"].get<std::uint64_t>());
         if (!parted) continue;
@@ -102,7 +103,7 @@ void SuiteTally::record(std::uint64_t seed, std::uint64_t index, const propertie
     const std::string command =
         replay_command(context_.program, suite_.name(), seed, index, options.strategy, options.mix, options.mutant);
     // Bucketing shrinks the case, and --shrink again: runs of smaller cases.
-    watch(seed, index, "a shrink of ");
+    watch(seed, index, "a shrink of ", " --shrink");
     const Failure failure{suite_, seed, index, value, outcome.message, outcome.steps, command};
     const Sorted sorted = parted ? context_.book.add_nondeterministic(failure) : context_.book.add_failure(failure);
     const std::string name(suite_.name());

@@ -47,8 +47,9 @@ public:
 
 private:
     // The watchdog's description of what runs from here on: `doing` (a literal, "" for the
-    // case itself) and case (seed, index), with the command that runs it again.
-    void watch(std::uint64_t seed, std::uint64_t index, std::string_view doing) const;
+    // case itself) and case (seed, index), with its replay command and `replay_flags` (a
+    // literal) after it, the command that runs it again.
+    void watch(std::uint64_t seed, std::uint64_t index, std::string_view doing, std::string_view replay_flags) const;
     // A failure of case (seed, index): printed and listed while the list has room, and
     // sorted into a bucket. `parted`: the runs of a nondeterministic one.
     void record(std::uint64_t seed, std::uint64_t index, const properties::Case& value,
