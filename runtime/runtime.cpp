@@ -1,6 +1,7 @@
 #include "runtime/runtime.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -11,20 +12,37 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "util/assert.hpp"
+#include "util/mutation.hpp"
 
 namespace moq::runtime {
 
-// The pool's threads drain one run queue of the runtime's own. A queued run does not
-// wake a thread of its own: at most `drainers_limit` threads drain at once, one per core
-// the machine has (or fewer, with fewer workers), and another is called only while more
-// runs wait than threads drain. So a task that one poll wakes mostly runs on the thread
-// that woke it, and 64 tasks woken by one land cost one or two thread wake-ups, not one
-// per task and per idle worker: on a machine with fewer cores than workers the spare
-// threads would only take turns on the same cores.
+// The default host: Boost.Asio's thread pool, one thread a worker, as many drainers at
+// once as the machine has cores.
+class Runtime::Threads final : public WorkerHost {
+public:
+    explicit Threads(std::size_t workers) : threads_(workers) {}
+    [[nodiscard]] std::size_t cores() const override { return std::max(1u, std::thread::hardware_concurrency()); }
+    void run(Drainer drainer) override { boost::asio::post(threads_, drainer); }
+    void stop_and_join() override {
+        threads_.stop();
+        threads_.join();
+    }
+
+private:
+    boost::asio::thread_pool threads_;
+};
+
+// The workers drain one run queue of the runtime's own. A queued run does not wake a
+// worker of its own: at most `drainers_limit` workers drain at once, one per core the
+// host has (or fewer, with fewer workers), and another is called only while more runs
+// wait than workers drain. So a task that one poll wakes mostly runs on the worker that
+// woke it, and 64 tasks woken by one land cost one or two thread wake-ups, not one per
+// task and per idle worker: on a machine with fewer cores than workers the spare threads
+// would only take turns on the same cores.
 struct Runtime::Pool {
-    Pool(std::size_t workers, std::size_t limit) : threads(workers), drainers_limit(limit) {}
+    Pool(WorkerHost& workers, std::size_t limit) : host(workers), drainers_limit(limit) {}
     ~Pool() {
-        // The threads are joined: the runs still queued let go of their references.
+        // The workers have returned: the runs still queued let go of their references.
         while (detail::Task* task = first) {
             first = task->next_queued;
             task->next_queued = nullptr;
@@ -32,15 +50,17 @@ struct Runtime::Pool {
         }
     }
 
-    boost::asio::thread_pool threads;
+    WorkerHost& host;
     const std::size_t drainers_limit;
-    std::mutex mutex;               // not a core lock: no core lock or waker is ever taken under it
-    detail::Task* first = nullptr;  // the run queue, oldest first; each holds its run's reference
+    kio::Mutex mutex{"runtime.pool"};  // not a core lock: no core lock or waker is ever taken under it
+    detail::Task* first = nullptr;     // the run queue, oldest first; each holds its run's reference
     detail::Task* last = nullptr;
     std::size_t queued = 0;
-    std::size_t drainers = 0;  // threads draining the queue, or called to
+    std::size_t drainers = 0;  // workers draining the queue, or called to
     bool stopping = false;     // a drainer stops at its next run
 };
+
+void Drainer::operator()() const { runtime_->drain(); }
 
 namespace {
 
@@ -51,16 +71,19 @@ std::size_t checked_workers(std::size_t workers) {
     return workers;
 }
 
-// One drainer per core at most: more would only take turns on the same cores.
-std::size_t drainers_for(std::size_t workers) {
-    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    return std::min(workers, cores);
-}
-
 }  // namespace
 
 Runtime::Runtime(std::size_t workers)
-    : workers_(checked_workers(workers)), pool_(std::make_unique<Pool>(workers_, drainers_for(workers_))) {}
+    : workers_(checked_workers(workers)), threads_(std::make_unique<Threads>(workers_)) {
+    // One drainer per core at most: more would only take turns on the same cores.
+    pool_ = std::make_unique<Pool>(*threads_, std::min(workers_, threads_->cores()));
+    clock_ = &system_clock_.emplace();
+}
+
+Runtime::Runtime(std::size_t workers, WorkerHost& host, kio::Clock& clock)
+    : workers_(checked_workers(workers)),
+      pool_(std::make_unique<Pool>(host, std::min(workers_, std::max<std::size_t>(1, host.cores())))),
+      clock_(&clock) {}
 
 Runtime::~Runtime() {
     {
@@ -71,8 +94,7 @@ Runtime::~Runtime() {
         std::lock_guard lock(pool_->mutex);
         pool_->stopping = true;
     }
-    pool_->threads.stop();
-    pool_->threads.join();
+    pool_->host.stop_and_join();
     // No worker runs now. Every task still live is dropped; runs still queued let go
     // of their references with the pool.
     std::vector<detail::TaskRef> unfinished;
@@ -120,17 +142,21 @@ void Runtime::schedule(detail::Task* task) {
             call_drainer = true;
         }
     }
-    if (call_drainer) boost::asio::post(pool_->threads, [this] { drain(); });
+    if (call_drainer) pool_->host.run(Drainer(*this));
 }
 
 void Runtime::drain() {
     for (;;) {
         detail::Task* task = nullptr;
         {
-            std::lock_guard lock(pool_->mutex);
+            std::unique_lock lock(pool_->mutex);
             if (pool_->stopping || !pool_->first) {
                 // Leaving under the lock that queues: a run queued after this is seen
                 // with one drainer fewer, and calls one if none is left.
+                if (!MOQ_SITE("runtime.drain.leave_under_lock", notify)) {
+                    lock.unlock();  // the fault: a run queued now counts on this drainer
+                    lock.lock();
+                }
                 --pool_->drainers;
                 return;
             }

@@ -1,7 +1,7 @@
 // The runtime: tasks made of the same poll functions the simulator runs, scheduled on a
 // pool of worker threads (Boost.Asio's thread_pool), with the core's SystemClock for
-// time. A task is polled by at most one worker at a time (runtime/task.hpp); its wakers
-// are safe from any thread.
+// time; or on the workers of a host, with the host's clock (runtime/workers.hpp). A task is polled by at most one
+// worker at a time (runtime/task.hpp); its wakers are safe from any thread.
 //
 // Destroying the runtime stops the workers (a poll under way finishes first), then drops
 // every task that has not finished, as a cancelled future is dropped: its poll function
@@ -11,13 +11,15 @@
 
 #include <cstddef>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <type_traits>
 
 #include "kio/clock.hpp"
+#include "kio/sync.hpp"
 #include "kio/system_clock.hpp"
 #include "runtime/join_handle.hpp"
 #include "runtime/task.hpp"
+#include "runtime/workers.hpp"
 
 namespace moq::runtime {
 
@@ -27,6 +29,8 @@ public:
 
     // `workers` threads, 1 to max_workers (std::invalid_argument otherwise).
     explicit Runtime(std::size_t workers);
+    // Workers run by `host`, time read from `clock`; both outlive the runtime.
+    Runtime(std::size_t workers, WorkerHost& host, kio::Clock& clock);
     ~Runtime();
     Runtime(const Runtime&) = delete;
     Runtime& operator=(const Runtime&) = delete;
@@ -42,12 +46,14 @@ public:
     }
 
     // The clock tasks read time from, and whose timer thread wakes their deadlines.
-    [[nodiscard]] kio::Clock& clock() noexcept { return clock_; }
+    [[nodiscard]] kio::Clock& clock() noexcept { return *clock_; }
     [[nodiscard]] std::size_t workers() const noexcept { return workers_; }
 
 private:
     friend class detail::Task;
+    friend class Drainer;
     struct Pool;
+    class Threads;
 
     JoinHandle start(detail::Task* task);
     // Queues one run of `task`, adopting the reference it is given.
@@ -58,11 +64,13 @@ private:
     void retire(detail::Task& task) noexcept;
 
     std::size_t workers_;
-    std::unique_ptr<Pool> pool_;  // declared first: destroyed last, after the clock and the tasks
-    kio::SystemClock clock_;
-    std::mutex live_mutex_;         // not a core lock: no core lock or waker is ever taken under it
-    detail::Task* live_ = nullptr;  // tasks not done yet, each holding one reference
-    bool stopping_ = false;         // under live_mutex_: spawn after shutdown began is a bug
+    std::unique_ptr<Threads> threads_;              // the default host; none when given one
+    std::unique_ptr<Pool> pool_;                    // declared before the clock and the tasks: destroyed after them
+    std::optional<kio::SystemClock> system_clock_;  // the default clock; none when given one
+    kio::Clock* clock_;
+    kio::Mutex live_mutex_{"runtime.live"};  // not a core lock: no core lock or waker is ever taken under it
+    detail::Task* live_ = nullptr;           // tasks not done yet, each holding one reference
+    bool stopping_ = false;                  // under live_mutex_: spawn after shutdown began is a bug
 };
 
 }  // namespace moq::runtime

@@ -1,7 +1,10 @@
 #include "runtime/task.hpp"
 
+#include <vector>
+
 #include "runtime/runtime.hpp"
 #include "util/assert.hpp"
+#include "util/mutation.hpp"
 
 namespace moq::runtime::detail {
 
@@ -18,11 +21,61 @@ void drop_waker(void* data) { static_cast<Task*>(data)->release(); }
 
 constexpr kio::WakerVtable task_waker_vtable{&clone_waker, &wake_waker, &drop_waker};
 
+#if MOQ_SYNC_POINTS
+// A simulated run is one thread: plain counts and a plain list.
+std::size_t made_tasks = 0;
+std::vector<Task*> released_tasks;
+std::size_t zero_count_uses = 0;
+#endif
+
 }  // namespace
 
-void Task::release() noexcept {
-    if (references_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+Task::Task(Runtime& runtime) noexcept : runtime_(&runtime) {
+#if MOQ_SYNC_POINTS
+    ++made_tasks;
+#endif
 }
+
+// A count at zero means the task is gone: a reference was taken or dropped once too
+// often. A simulated run counts the slip for its suite to report (these are noexcept paths,
+// where its assertion's exception would end the process); elsewhere it is an assertion.
+bool count_was_zero(std::uint32_t before) noexcept {
+    if (before != 0) [[likely]]
+        return false;
+#if MOQ_SYNC_POINTS
+    ++zero_count_uses;
+#else
+    MOQ_ASSERT_GT(before, 0u);
+#endif
+    return true;
+}
+
+void Task::retain() noexcept { count_was_zero(references_.fetch_add(1, std::memory_order_relaxed)); }
+
+void Task::release() noexcept {
+    const std::uint32_t before = references_.fetch_sub(1, std::memory_order_acq_rel);
+    if (count_was_zero(before) || before != 1) return;
+#if MOQ_SYNC_POINTS
+    released_tasks.push_back(this);
+#else
+    delete this;
+#endif
+}
+
+#if MOQ_SYNC_POINTS
+std::size_t uses_at_zero_count() noexcept { return zero_count_uses; }
+
+std::size_t unreleased_tasks() noexcept { return made_tasks - released_tasks.size(); }
+
+std::size_t free_released_tasks() noexcept {
+    const std::size_t count = released_tasks.size();
+    for (Task* task : released_tasks) delete task;
+    made_tasks -= count;
+    released_tasks.clear();
+    zero_count_uses = 0;
+    return count;
+}
+#endif
 
 kio::Waker Task::waker() noexcept {
     retain();
@@ -33,9 +86,17 @@ void Task::wake() noexcept {
     // One read-modify-write whatever the state, so everything the waking thread did
     // before it is visible to the poll that follows: idle becomes scheduled (and only
     // this wake queues it), running becomes notified, the rest stay as they are.
-    const std::uint32_t before = state_.fetch_or(TaskBits::notified, std::memory_order_acq_rel);
+    std::uint32_t before = 0;
+    if (MOQ_SITE("task.wake.one_update", notify)) {
+        before = state_.fetch_or(TaskBits::notified, std::memory_order_acq_rel);
+    } else {
+        // The fault this point guards against: a look and a write apart, so a wake
+        // between them is lost.
+        before = state_.load(std::memory_order_acquire);
+        state_.store(before | TaskBits::notified, std::memory_order_release);
+    }
     if (before != 0) return;
-    retain();  // the queued run's reference
+    if (MOQ_SITE("task.wake.queued_reference", register_input)) retain();  // the queued run's
     runtime_->schedule(this);
 }
 
@@ -62,6 +123,8 @@ void Task::run() {
         finish(nullptr);
         return;
     }
+    // A wake during the poll must survive to the check below.
+    if (!MOQ_SITE("task.run.keep_notified", notify)) state_.store(TaskBits::running, std::memory_order_release);
     expected = TaskBits::running;
     if (state_.compare_exchange_strong(expected, 0, std::memory_order_acq_rel, std::memory_order_acquire)) return;
     // Woken while it ran: back to scheduled, queued once more. Nothing else can change

@@ -13,6 +13,7 @@
 
 #include "kio/park.hpp"
 #include "kio/poll.hpp"
+#include "kio/sync.hpp"
 #include "kio/waiter.hpp"
 #include "kio/waker.hpp"
 
@@ -37,7 +38,7 @@ public:
 
     // One reference per waker handle, per queued run, per join handle, and one the
     // runtime holds until the task is done.
-    void retain() noexcept { references_.fetch_add(1, std::memory_order_relaxed); }
+    void retain() noexcept;
     void release() noexcept;
 
     // From any thread, never under a core lock (the waker asserts it).
@@ -66,7 +67,7 @@ public:
     Task* next_queued = nullptr;
 
 protected:
-    explicit Task(Runtime& runtime) noexcept : runtime_(&runtime) {}
+    explicit Task(Runtime& runtime) noexcept;
     virtual ~Task() = default;
 
     virtual kio::Poll<kio::Done> poll(const kio::Waiter& waiter) = 0;
@@ -80,14 +81,29 @@ private:
 
     Runtime* runtime_;
     // Starts scheduled: spawn queues its first run.
-    std::atomic<std::uint32_t> state_{TaskBits::notified};
-    std::atomic<std::uint32_t> references_{1};
-    std::atomic<bool> finished_{false};
+    kio::Atomic<std::uint32_t> state_{"task.state", TaskBits::notified};
+    kio::Atomic<std::uint32_t> references_{"task.references", 1};
+    kio::Atomic<bool> finished_{"task.finished", false};
     // Touched only by the worker polling the task (the state word orders the workers).
     kio::Park park_;
     std::exception_ptr error_;
     bool cancelled_ = false;
+#if MOQ_SYNC_POINTS
+    friend std::size_t free_released_tasks() noexcept;
+#endif
 };
+
+#if MOQ_SYNC_POINTS
+// Simulated runs keep a task whose count reached zero until the case ends, so a use
+// after the last release fails the count's assertion instead of reading freed memory.
+// Tasks made and not yet released to zero, in this process.
+[[nodiscard]] std::size_t unreleased_tasks() noexcept;
+// Retains and releases of a task whose count was already zero, since the last free.
+[[nodiscard]] std::size_t uses_at_zero_count() noexcept;
+// Deletes the tasks kept since their last release, and sets the count of uses at zero
+// back; returns how many tasks it deleted.
+std::size_t free_released_tasks() noexcept;
+#endif
 
 // A task whose poll function is a `PollFunction`: a callable (const kio::Waiter&) -> Poll<Done>.
 template <class PollFunction>

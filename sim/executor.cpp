@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kio/schedule_point.hpp"
+#include "kio/sync.hpp"
 #include "sim/fiber_sanitizer.hpp"
 #include "sim/run_hook.hpp"
 #include "sim/stack_pool.hpp"
@@ -155,6 +156,7 @@ Executor::Executor(Options options)
 }
 
 Executor::~Executor() {
+    if (options_.abandon_unfinished && unfinished_ != 0) abandon_fibers();
     // Unwind the fibers of tasks that never finished while the executor still exists:
     // each is resumed once more and returns, from a wait_until_over at once, from
     // anywhere else by TaskUnwound thrown where it was suspended.
@@ -179,6 +181,26 @@ WakeTarget* Executor::new_wake_target(std::uint32_t task) {
 }
 
 Executor* Executor::current() { return running_executor; }
+
+namespace {
+
+// The fibers of runs that ended with tasks unfinished and asked not to unwind them; kept
+// (reachable, so no leak checker reports them) until the process ends.
+std::vector<boost::context::fiber>& abandoned_fibers() {
+    static auto* fibers = new std::vector<boost::context::fiber>();
+    return *fibers;
+}
+std::size_t abandoned_run_count = 0;
+
+}  // namespace
+
+std::size_t Executor::abandoned_runs() { return abandoned_run_count; }
+
+void Executor::abandon_fibers() {
+    ++abandoned_run_count;
+    for (auto& slot : tasks_)
+        if (slot->fiber) abandoned_fibers().push_back(std::move(slot->fiber));
+}
 
 std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body) {
     auto slot = std::make_unique<TaskSlot>();
@@ -344,6 +366,39 @@ void Executor::schedule_point_hook(const char* where, const void* object) {
     if (Executor* executor = running_executor) executor->preempt_point(where, object);
 }
 
+void Executor::sync_point_hook(const char* where, const void* object) {
+    if (Executor* executor = running_executor; executor && executor->options_.sync_points)
+        executor->preempt_point(where, object);
+}
+
+void Executor::sync_blocked_hook(const void* object) {
+    Executor* executor = running_executor;
+    MOQ_ASSERT(executor != nullptr && executor->running_ != nullptr);
+    executor->block_on(object);
+}
+
+void Executor::sync_released_hook(const void* object) {
+    if (Executor* executor = running_executor) executor->release_blocked(object);
+}
+
+void Executor::block_on(const void* object) {
+    TaskSlot& slot = *running_;
+    blocked_.emplace_back(object, slot.id);
+    trace_event(Event{.kind = EventKind::preempt, .task = slot.id, .name = "blocked"});
+    slot.state = TaskSlot::State::parked;
+    touched_unknown();
+    suspend(slot);
+}
+
+void Executor::release_blocked(const void* object) {
+    // Every task parked on the lock tries again; one gets it, the others park again.
+    std::erase_if(blocked_, [&](const std::pair<const void*, std::uint32_t>& blocked) {
+        if (blocked.first != object) return false;
+        make_runnable(*tasks_[blocked.second]);
+        return true;
+    });
+}
+
 std::string Executor::parked_tasks() const {
     std::string names;
     for (const auto& slot : tasks_) {
@@ -390,20 +445,26 @@ RunResult Executor::run() {
     running_executor = this;
     const kio::SchedulePointHook previous = kio::schedule_point_hook.load();
     if (options_.schedule_points) kio::set_schedule_point_hook(&Executor::schedule_point_hook);
+    static constexpr kio::SyncHooks sync_hooks{&Executor::sync_point_hook, &Executor::sync_blocked_hook,
+                                               &Executor::sync_released_hook};
+    const kio::SyncHooks* previous_sync = kio::sync_hooks.load();
+    kio::set_sync_hooks(&sync_hooks);
     in_run_ = true;
     const util::AssertionHandler previous_handler = util::set_assertion_handler(&throw_core_assertion);
     struct Restore {
         Executor* executor;
         Executor* outer;
         kio::SchedulePointHook previous;
+        const kio::SyncHooks* previous_sync;
         util::AssertionHandler previous_handler;
         ~Restore() {
             executor->in_run_ = false;
             running_executor = outer;
             kio::set_schedule_point_hook(previous);
+            kio::set_sync_hooks(previous_sync);
             util::set_assertion_handler(previous_handler);
         }
-    } restore{this, outer, previous, previous_handler};
+    } restore{this, outer, previous, previous_sync, previous_handler};
     try {
         return run_loop();
     } catch (const CoreAssertionFailed& failed) {

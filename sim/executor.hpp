@@ -43,6 +43,15 @@ struct Options {
     // Switch tasks at the core's wake points too (inside wake paths). Off, they draw
     // nothing from the seed, so runs recorded before they existed keep their digests.
     bool wake_points = false;
+    // Switch tasks at the sync points of code built with them (core/kio/sync.hpp: the
+    // runtime's atomics and locks); a lock another task holds parks the caller either way.
+    bool sync_points = true;
+    // At the end of a run that did not finish, leave the unfinished tasks' fibers as they
+    // are instead of unwinding them: code on real threads (the runtime) catches every
+    // exception of a poll and holds its locks through noexcept paths, so unwinding it
+    // would end the process. Their stacks are kept for the rest of the process, so what
+    // those frames point at must be kept too (see abandoned_runs()).
+    bool abandon_unfinished = false;
     // A wake polls a parked task at once, on the waking task's fiber, as executors that
     // run a woken task inline do; a task already polling records a re-poll instead.
     bool inline_wakes = false;
@@ -198,6 +207,8 @@ public:
 
     // The task running now, if any (the schedule point hook needs it).
     static Executor* current();
+    // How many runs of this process left fibers behind (Options::abandon_unfinished).
+    static std::size_t abandoned_runs();
 
 private:
     friend class Task;
@@ -222,6 +233,14 @@ private:
     bool suspend_until_over(detail::TaskSlot& slot);
     void preempt_point(const char* where, const void* object);
     static void schedule_point_hook(const char* where, const void* object);
+    // The sync hooks (core/kio/sync.hpp): a switch point, a lock held by another task
+    // (the caller parks until it is released), a lock released.
+    static void sync_point_hook(const char* where, const void* object);
+    static void sync_blocked_hook(const void* object);
+    static void sync_released_hook(const void* object);
+    void block_on(const void* object);
+    void abandon_fibers();
+    void release_blocked(const void* object);
     // The decisions asked of options_.chooser (executor_decisions.cpp): the task to run,
     // a switch at a schedule point, a spurious poll, a fresh-task poll, a clock jump, and
     // the order of the timer wakes held back while the clock moved.
@@ -287,7 +306,8 @@ private:
     std::function<std::optional<std::string>()> quiescence_;
     std::function<std::optional<std::string>()> settled_;
     std::function<std::uint64_t()> state_digest_;
-    std::vector<const void*> numbered_objects_;  // object_number's order
+    std::vector<const void*> numbered_objects_;                   // object_number's order
+    std::vector<std::pair<const void*, std::uint32_t>> blocked_;  // tasks parked on a lock, by lock
     std::exception_ptr task_error_;
 };
 

@@ -32,7 +32,7 @@ from moqsim_test_support import Checks, clean_environment  # noqa: E402
 # A case of each suite (seed 1) small enough to explore to bound 2 in seconds, even in a
 # sanitizer's debug build: group's case 30 runs 175 s there at bound 2, its case 12 (253
 # schedules) under a second; resume's case 20 runs 399 schedules.
-CASES = {"waiter": 30, "gate": 30, "group": 12, "track": 30, "resume": 20, "fanout": 10}
+CASES = {"waiter": 30, "gate": 30, "group": 12, "track": 30, "resume": 20, "fanout": 10, "runtime": 15}
 # Fanout's bound 2 runs 62,000 schedules twice, minutes under a sanitizer: bounds 0 and 1.
 BOUNDS = {"fanout": (0, 1)}
 

@@ -1,0 +1,158 @@
+// The atomics and mutexes of code that runs on real threads (the runtime), as points a
+// simulator can switch tasks at. Built without MOQ_SYNC_POINTS they are exactly
+// std::atomic and std::mutex: every call forwards, nothing is added. Built with it (the
+// runtime's simulated variant, runtime/meson.build), every load, store,
+// read-modify-write and lock first calls the sync hooks, so a simulator explores the
+// interleavings of these operations one by one, and a lock another task holds parks the
+// caller's task instead of blocking the one thread the simulator runs on.
+//
+// The two variants live in different inline namespaces, so they are different types
+// and one program may hold both. The runtime built on them differs in layout between its
+// two builds, so a program links one runtime or the other: the simulator's suites the
+// simulated one, benchmarks and thread tests the plain one.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+
+namespace moq::kio {
+
+// Installed by a simulator for its runs; all null otherwise.
+struct SyncHooks {
+    // Another task may run before the operation on the atomic or lock named `where`.
+    // `object`, as for a schedule point, is what the code up to the task's next point
+    // touches; the sync points pass null (unknown): the code after an operation (a
+    // task's poll, a queue's links) touches more than the atomic, so no explorer may let
+    // two such steps commute.
+    void (*point)(const char* where, const void* object) = nullptr;
+    // The mutex `object` is held by another task: park the caller until it is released.
+    void (*blocked)(const void* object) = nullptr;
+    // The mutex `object` was released: tasks blocked on it may try again.
+    void (*released)(const void* object) = nullptr;
+};
+
+inline std::atomic<const SyncHooks*> sync_hooks{nullptr};
+
+inline void set_sync_hooks(const SyncHooks* hooks) { sync_hooks.store(hooks, std::memory_order_release); }
+
+#if MOQ_SYNC_POINTS
+
+inline namespace sync_points {
+
+// Another task may run here, before the operation on `where`.
+inline void sync_point(const char* where) {
+    if (const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire); hooks && hooks->point)
+        hooks->point(where, nullptr);
+}
+
+// An atomic whose every operation is a sync point named by the atomic's name.
+template <class T>
+class Atomic {
+public:
+    constexpr Atomic(const char* name, T initial) noexcept : value_(initial), name_(name) {}
+    Atomic(const Atomic&) = delete;
+    Atomic& operator=(const Atomic&) = delete;
+
+    T load(std::memory_order order = std::memory_order_seq_cst) const noexcept {
+        point();
+        return value_.load(order);
+    }
+    void store(T desired, std::memory_order order = std::memory_order_seq_cst) noexcept {
+        point();
+        value_.store(desired, order);
+    }
+    T exchange(T desired, std::memory_order order = std::memory_order_seq_cst) noexcept {
+        point();
+        return value_.exchange(desired, order);
+    }
+    T fetch_or(T bits, std::memory_order order = std::memory_order_seq_cst) noexcept {
+        point();
+        return value_.fetch_or(bits, order);
+    }
+    T fetch_add(T step, std::memory_order order = std::memory_order_seq_cst) noexcept {
+        point();
+        return value_.fetch_add(step, order);
+    }
+    T fetch_sub(T step, std::memory_order order = std::memory_order_seq_cst) noexcept {
+        point();
+        return value_.fetch_sub(step, order);
+    }
+    bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure) noexcept {
+        point();
+        // A simulated run has one thread: a weak exchange fails only when the values
+        // differ, so runs stay deterministic.
+        return value_.compare_exchange_strong(expected, desired, success, failure);
+    }
+    bool compare_exchange_strong(T& expected, T desired, std::memory_order success,
+                                 std::memory_order failure) noexcept {
+        point();
+        return value_.compare_exchange_strong(expected, desired, success, failure);
+    }
+    // Blocks the thread: a simulated task must never wait on an atomic.
+    void wait(T old, std::memory_order order = std::memory_order_seq_cst) const noexcept { value_.wait(old, order); }
+    void notify_all() noexcept { value_.notify_all(); }
+
+private:
+    void point() const noexcept { sync_point(name_); }
+
+    std::atomic<T> value_;
+    const char* name_;
+};
+
+// A mutex whose lock is a sync point; a lock another task holds parks the caller.
+class Mutex {
+public:
+    explicit constexpr Mutex(const char* name) noexcept : name_(name) {}
+    Mutex(const Mutex&) = delete;
+    Mutex& operator=(const Mutex&) = delete;
+
+    void lock() {
+        sync_point(name_);
+        while (!mutex_.try_lock()) {
+            const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire);
+            if (!hooks || !hooks->blocked) {
+                mutex_.lock();  // real threads: block as std::mutex does
+                return;
+            }
+            hooks->blocked(this);
+        }
+    }
+    bool try_lock() {
+        sync_point(name_);
+        return mutex_.try_lock();
+    }
+    void unlock() {
+        mutex_.unlock();
+        if (const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire); hooks && hooks->released)
+            hooks->released(this);
+    }
+
+private:
+    std::mutex mutex_;
+    const char* name_;
+};
+
+}  // namespace sync_points
+
+#else
+
+inline namespace plain {
+
+// Exactly std::atomic: the name is for the simulated variant.
+template <class T>
+class Atomic : public std::atomic<T> {
+public:
+    constexpr Atomic(const char*, T initial) noexcept : std::atomic<T>(initial) {}
+};
+
+// Exactly std::mutex: the name is for the simulated variant.
+class Mutex : public std::mutex {
+public:
+    explicit constexpr Mutex(const char*) noexcept {}
+};
+
+}  // namespace plain
+
+#endif
+
+}  // namespace moq::kio

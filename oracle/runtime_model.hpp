@@ -1,0 +1,62 @@
+// The runtime's reference model, written from the E rules of the spec: a few tasks of
+// the runtime, each with an inbox of messages. It learns what the driver did (spawned a
+// task, posted a message, shut the runtime down) and what the tasks' polls reported (a
+// poll began, the messages it had read, a wake of itself, its answer), and says when
+// two polls of one task overlap (E2), when a task is polled after its end (E3), when a
+// task at rest was owed a poll (E1: a lost wake), and whether shutdown ended every task
+// and each was dropped and freed exactly once (E4, E5).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace moq::oracle {
+
+class RuntimeModel {
+public:
+    explicit RuntimeModel(std::size_t tasks) : tasks_(tasks) {}
+
+    // The driver.
+    void spawned(std::size_t task) { tasks_.at(task).spawned = true; }
+    // A message put into the task's inbox, before its wake (by the driver or a task).
+    void posted(std::size_t task) { ++tasks_.at(task).posted; }
+
+    // A task's poll: it began; it has read `read` messages in all; it woke itself (the
+    // runtime owes it another poll); it answered Ready or Pending.
+    std::optional<std::string> poll_began(std::size_t task);
+    std::optional<std::string> read(std::size_t task, std::uint64_t read);
+    void woke_itself(std::size_t task) { tasks_.at(task).owes_self = true; }
+    void answered(std::size_t task, bool ready);
+    // Its poll function was destroyed (at its end or when the runtime dropped it).
+    std::optional<std::string> body_dropped(std::size_t task);
+
+    // No worker is running and none is called: every task the runtime has must be at rest.
+    [[nodiscard]] std::optional<std::string> at_rest() const;
+    // After the runtime is destroyed: each spawned task's join answered `finished` (it
+    // is done), and `ready` (true: it answered Ready; false: it was dropped unfinished).
+    [[nodiscard]] std::optional<std::string> joined(std::size_t task, bool finished, bool ready) const;
+    // After every handle is gone: tasks made and never freed, and references taken or
+    // dropped on a task already at zero.
+    [[nodiscard]] std::optional<std::string> freed(std::size_t unfreed, std::size_t uses_at_zero) const;
+    // Whether the task has a poll running now (a message posted during it may be read
+    // by it or owe another poll).
+    [[nodiscard]] bool polling(std::size_t task) const { return tasks_.at(task).polling; }
+
+private:
+    struct Task {
+        bool spawned = false;
+        bool polling = false;
+        bool ended = false;  // answered Ready
+        bool owes_self = false;
+        std::uint64_t posted = 0;
+        std::uint64_t read = 0;
+        std::uint64_t polls = 0;
+        std::uint64_t drops = 0;
+    };
+    std::vector<Task> tasks_;
+};
+
+}  // namespace moq::oracle

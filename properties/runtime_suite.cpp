@@ -1,0 +1,444 @@
+// The runtime suite: the real runtime (runtime/, built with its atomics and locks as sync
+// points, core/kio/sync.hpp) in the simulator. Its workers are simulated tasks, called
+// through the runtime's own worker seam (runtime/workers.hpp), and every operation on
+// its task state words, reference counts and pool locks is a point where the simulator
+// may switch, so a sweep samples, and an exploration enumerates, their interleavings.
+//
+// A case is a driver's script over up to three runtime tasks. Each task has an inbox; at
+// every poll it reads its new messages: a note (nothing to do), a forward (post a note
+// to another task and wake it, a wake across workers), a wake of itself during its own
+// poll, or its end (it answers Ready). The driver spawns tasks, posts messages and wakes
+// them from outside the workers, drops join handles (the last drop may free a task),
+// lets the workers settle, and may shut the runtime down with runs still queued.
+// Judged by oracle/runtime_model (the E rules): no lost wake at rest, no two polls of one
+// task at once, no poll after the end, shutdown ends every task, each poll function
+// dropped once, each task freed once with no reference used after its count hit zero.
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kio/poll.hpp"
+#include "kio/waker.hpp"
+#include "oracle/runtime_model.hpp"
+#include "properties/case_json.hpp"
+#include "properties/commands.hpp"
+#include "properties/drive.hpp"
+#include "properties/scope.hpp"
+#include "properties/suite.hpp"
+#include "properties/swarm.hpp"
+#include "runtime/runtime.hpp"
+#include "sim/executor.hpp"
+#include "util/assert.hpp"
+
+namespace moq::properties {
+
+namespace {
+
+constexpr std::size_t task_count = 3;
+constexpr std::size_t max_workers = 3;
+
+// What a message asks of the task that reads it.
+enum class Message : std::uint8_t { note, forward, self, finish };
+constexpr std::array<const char*, 4> message_names{"note", "forward", "self", "finish"};
+
+struct Letter {
+    Message message = Message::note;
+    std::uint8_t to = 0;  // forward: the task it posts a note to
+};
+
+// The runtime's workers as simulated tasks: each drainer the runtime calls is a new task
+// of the executor, and joining parks the joiner until every one returned (a joiner that
+// yielded in a loop instead would starve them under PCT, which always runs the task of
+// highest priority).
+class SimulatedWorkers final : public runtime::WorkerHost {
+public:
+    SimulatedWorkers(sim::Executor& executor, std::size_t cores) : executor_(executor), cores_(cores) {}
+
+    [[nodiscard]] std::size_t cores() const override { return cores_; }
+    void run(runtime::Drainer drainer) override {
+        ++running_;
+        executor_.spawn("worker" + std::to_string(++called_), [this, drainer](sim::Task&) {
+            drainer();
+            if (--running_ == 0 && idle_) std::exchange(idle_, std::nullopt)->wake();
+        });
+    }
+    void stop_and_join() override {
+        MOQ_ASSERT(joiner_ != nullptr);
+        wait_idle(*joiner_);
+    }
+
+    // The task that shuts the runtime down.
+    void joined_by(sim::Task& task) { joiner_ = &task; }
+    // Parks `task` until no worker runs.
+    void wait_idle(sim::Task& task) {
+        task.wait([&](const kio::Waiter& waiter) -> kio::Poll<kio::Done> {
+            if (running_ == 0) return kio::Done{};
+            idle_ = waiter.waker();
+            return kio::Poll<kio::Done>::pending();
+        });
+    }
+
+private:
+    std::optional<kio::Waker> idle_;  // the joiner's, while it waits
+    sim::Executor& executor_;
+    std::size_t cores_;
+    std::size_t running_ = 0;
+    std::size_t called_ = 0;
+    sim::Task* joiner_ = nullptr;
+};
+
+struct Inbox {
+    std::vector<Letter> letters;
+    std::size_t read = 0;
+    std::optional<kio::Waker> waker;  // the task's, once it polled
+};
+
+struct World {
+    World(sim::Executor& runs, std::size_t cores) : executor(runs), workers(runs, cores) {}
+
+    sim::Executor& executor;
+    oracle::RuntimeModel model{task_count};
+    SimulatedWorkers workers;
+    std::optional<runtime::Runtime> runtime;
+    std::array<Inbox, task_count> inboxes;
+    std::array<runtime::JoinHandle, task_count> handles;
+    std::size_t spawned = 0;
+    std::string violation;
+
+    void fail(std::optional<std::string> found) {
+        trace_verdict(executor, found);
+        if (found && violation.empty()) violation = *found;
+    }
+
+    // The model first, then the letter, then the wake: a poll the wake causes must find
+    // the letter.
+    void post(std::size_t to, Letter letter) {
+        model.posted(to);
+        Inbox& inbox = inboxes[to];
+        inbox.letters.push_back(letter);
+        if (inbox.waker) {
+            const kio::Waker waker = *inbox.waker;
+            waker.wake();
+        }
+    }
+};
+
+// Counts the poll function's drop (once: the moved-from copies count nothing).
+class DropToken {
+public:
+    DropToken(World& world, std::size_t task) : world_(&world), task_(task) {}
+    DropToken(DropToken&& other) noexcept : world_(std::exchange(other.world_, nullptr)), task_(other.task_) {}
+    DropToken(const DropToken&) = delete;
+    DropToken& operator=(const DropToken&) = delete;
+    DropToken& operator=(DropToken&&) = delete;
+    ~DropToken() {
+        if (world_) world_->fail(world_->model.body_dropped(task_));
+    }
+
+private:
+    World* world_;
+    std::size_t task_;
+};
+
+// A runtime task's poll function: reads its new letters, does what they ask, and
+// answers Ready once a `finish` was read.
+class Body {
+public:
+    Body(World& world, std::size_t task) : world_(&world), task_(task), token_(world, task) {}
+
+    kio::Poll<kio::Done> operator()(const kio::Waiter& waiter) {
+        World& world = *world_;
+        world.fail(world.model.poll_began(task_));
+        Inbox& inbox = world.inboxes[task_];
+        if (!inbox.waker) inbox.waker = waiter.waker();
+        bool again = false;
+        bool ready = false;
+        // A forward's wake may switch tasks, and a letter posted meanwhile is read here too.
+        while (inbox.read < inbox.letters.size()) {
+            const Letter letter = inbox.letters[inbox.read++];
+            switch (letter.message) {
+                case Message::note: break;
+                case Message::forward: world.post(letter.to, Letter{Message::note, 0}); break;
+                case Message::self: again = true; break;
+                case Message::finish: ready = true; break;
+            }
+        }
+        world.fail(world.model.read(task_, inbox.read));
+        trace_item(world.executor, "inbox", inbox.read, task_);
+        if (again && !ready) {
+            world.model.woke_itself(task_);
+            waiter.waker().wake();
+        }
+        world.model.answered(task_, ready);
+        if (ready) return kio::Done{};
+        return kio::Poll<kio::Done>::pending();
+    }
+
+private:
+    World* world_;
+    std::size_t task_;
+    DropToken token_;
+};
+
+struct Step {
+    std::uint8_t command = 0;  // an index into Commands
+    std::uint8_t task = 0;
+    Message message = Message::note;
+    std::uint8_t to = 0;
+};
+
+constexpr Argument task_argument{"task", 0, task_count};
+constexpr Argument message_argument{"message", 0, message_names.size()};
+constexpr Argument to_argument{"to", 0, task_count};
+
+// Every command but yield needs the runtime, which `stop` destroys.
+struct Running {
+    static bool applies(const World& world, const Step&) { return world.runtime.has_value(); }
+};
+struct WithHandle {
+    static bool applies(const World& world, const Step& step) {
+        return world.runtime.has_value() && world.handles[step.task].valid();
+    }
+};
+
+struct Spawn {
+    static constexpr const char* name = "spawn";
+    static constexpr std::size_t weight = 6;
+    static constexpr auto& arguments = no_arguments;
+    static bool applies(const World& world, const Step&) {
+        return world.runtime.has_value() && world.spawned < task_count;
+    }
+    static void run(World& world, const Step&, sim::Task&) {
+        const std::size_t task = world.spawned++;
+        world.model.spawned(task);
+        world.handles[task] = world.runtime->spawn(Body(world, task));
+    }
+};
+
+// A letter from outside the workers, and its wake.
+struct Post : Running {
+    static constexpr const char* name = "post";
+    static constexpr std::size_t weight = 20;
+    static constexpr std::array<Argument, 3> arguments{task_argument, message_argument, to_argument};
+    static void run(World& world, const Step& step, sim::Task&) {
+        world.post(step.task, Letter{step.message, step.to});
+    }
+};
+
+// A wake with nothing new: the task polls and finds no letter.
+struct Wake : WithHandle {
+    static constexpr const char* name = "wake";
+    static constexpr std::size_t weight = 4;
+    static constexpr std::array<Argument, 1> arguments{task_argument};
+    static void run(World& world, const Step& step, sim::Task&) { world.handles[step.task].waker().wake(); }
+};
+
+// The join handle goes; once the task is done, its last reference may go with it.
+struct Drop : WithHandle {
+    static constexpr const char* name = "drop";
+    static constexpr std::size_t weight = 3;
+    static constexpr std::array<Argument, 1> arguments{task_argument};
+    static void run(World& world, const Step& step, sim::Task&) { world.handles[step.task] = runtime::JoinHandle(); }
+};
+
+struct Yield {
+    static constexpr const char* name = "yield";
+    static constexpr std::size_t weight = 6;
+    static constexpr auto& arguments = no_arguments;
+    static bool applies(const World&, const Step&) { return true; }
+    static void run(World&, const Step&, sim::Task& task) { task.yield(); }
+};
+
+// Until no worker runs: then every task must be at rest (E1).
+void settle(World& world, sim::Task& task) {
+    world.workers.wait_idle(task);
+    world.fail(world.model.at_rest());
+}
+
+struct Settle : Running {
+    static constexpr const char* name = "settle";
+    static constexpr std::size_t weight = 3;
+    static constexpr auto& arguments = no_arguments;
+    static void run(World& world, const Step&, sim::Task& task) { settle(world, task); }
+};
+
+// Shutdown at once, with runs maybe still queued: the runtime drops what is unfinished.
+// Only once a task is spawned: a stop before would leave the case nothing to do.
+struct Stop {
+    static constexpr const char* name = "stop";
+    static constexpr std::size_t weight = 1;
+    static constexpr auto& arguments = no_arguments;
+    static bool applies(const World& world, const Step&) { return world.runtime.has_value() && world.spawned != 0; }
+    static void run(World& world, const Step&, sim::Task&) { world.runtime.reset(); }
+};
+
+using Commands = CommandTable<Spawn, Post, Wake, Drop, Yield, Settle, Stop>;
+
+struct RuntimeCase {
+    std::vector<Step> steps;
+    std::uint8_t workers = 1;
+    std::uint64_t seed = 0;
+};
+
+// After the script: settle and shut down (unless a stop did), then judge every join, and
+// once every handle and registration is gone, the tasks' frees (E4, E5).
+void wind_up(World& world, sim::Task& task, std::size_t unfreed_before) {
+    if (world.runtime) {
+        settle(world, task);
+        world.runtime.reset();
+    }
+    for (std::size_t index = 0; index < world.spawned; ++index) {
+        const runtime::JoinHandle& handle = world.handles[index];
+        if (handle.valid())
+            world.fail(world.model.joined(index, handle.finished(), handle.finished() && handle.join()));
+    }
+    for (Inbox& inbox : world.inboxes) inbox.waker.reset();
+    for (runtime::JoinHandle& handle : world.handles) handle = runtime::JoinHandle();
+    world.fail(
+        world.model.freed(runtime::detail::unreleased_tasks() - unfreed_before, runtime::detail::uses_at_zero_count()));
+}
+
+std::string describe_step(const Step& step) {
+    std::string name = Commands::names[step.command];
+    if (step.command == Commands::index_of<Post>()) {
+        name += "(" + std::to_string(step.task) + "," + message_names[static_cast<std::size_t>(step.message)];
+        if (step.message == Message::forward) name += "," + std::to_string(step.to);
+        return name + ")";
+    }
+    if (Commands::has_arguments[step.command]) name += "(" + std::to_string(step.task) + ")";
+    return name;
+}
+
+// The worlds of runs that ended with tasks unfinished: their fibers were left as they
+// were (sim::Options::abandon_unfinished), holding the runtime's locks and pointing into
+// the world, so the world is kept too.
+std::vector<std::unique_ptr<World>>& abandoned_worlds() {
+    static auto* worlds = new std::vector<std::unique_ptr<World>>();
+    return *worlds;
+}
+
+CaseOutcome run_case(const RuntimeCase& value, const RunSettings& settings) {
+    // Tasks released by earlier cases go now; those an abandoned run still holds are
+    // counted as there before this case.
+    runtime::detail::free_released_tasks();
+    const std::size_t unfreed_before = runtime::detail::unreleased_tasks();
+    sim::Options options = simulation_options(value.seed, Drive::woken, settings);
+    options.parked_at_quiescence_is_quiet = false;  // a task parked on a lock at the end is a deadlock
+    options.abandon_unfinished = true;
+    sim::Executor executor{options};
+    auto world = std::make_unique<World>(executor, value.workers);
+
+    executor.spawn("driver", [&](sim::Task& task) {
+        World& driven = *world;
+        driven.workers.joined_by(task);
+        driven.runtime.emplace(value.workers, driven.workers, executor.clock());
+        for (const Step& step : value.steps) {
+            task.yield();
+            Commands::run(
+                step.command, driven, step,
+                [&](const char* name) {
+                    trace_operation(task, name, {step.task, static_cast<std::int64_t>(step.message), step.to});
+                },
+                task);
+        }
+        wind_up(driven, task, unfreed_before);
+    });
+
+    const sim::RunResult result = executor.run();
+    CaseOutcome outcome = outcome_of(result, world->violation, executor);
+    if (!result.ok()) abandoned_worlds().push_back(std::move(world));
+    return outcome;
+}
+
+struct Traits {
+    using Commands = moq::properties::Commands;
+
+    static rc::Gen<RuntimeCase> generator(Mix mix) {
+        return Commands::generator(mix, [](const rc::Gen<std::uint8_t>& kind) {
+            const auto task = rc::gen::inRange<std::uint8_t>(0, task_count);
+            const auto step = rc::gen::build<Step>(
+                rc::gen::set(&Step::command, kind), rc::gen::set(&Step::task, task),
+                rc::gen::set(
+                    &Step::message,
+                    rc::gen::weightedElement<Message>(
+                        {{4, Message::note}, {4, Message::forward}, {2, Message::self}, {1, Message::finish}})),
+                rc::gen::set(&Step::to, task));
+            return rc::gen::build<RuntimeCase>(
+                rc::gen::set(&RuntimeCase::steps, rc::gen::container<std::vector<Step>>(step)),
+                rc::gen::set(&RuntimeCase::workers, rc::gen::inRange<std::uint8_t>(1, max_workers + 1)),
+                rc::gen::set(&RuntimeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+        });
+    }
+
+    static CaseOutcome run(const RuntimeCase& value, const RunSettings& settings) { return run_case(value, settings); }
+
+    static nlohmann::json to_json(const RuntimeCase& value) {
+        nlohmann::json steps = nlohmann::json::array();
+        for (const Step& step : value.steps)
+            steps.push_back({Commands::names[step.command], step.task,
+                             message_names[static_cast<std::size_t>(step.message)], step.to});
+        return {{"steps", steps}, {"workers", value.workers}, {"seed", value.seed}};
+    }
+
+    static RuntimeCase from_json(const nlohmann::json& json) {
+        if (!json.is_object()) throw std::invalid_argument("a runtime case is an object");
+        RuntimeCase value;
+        value.seed = require_u64(json, "seed");
+        value.workers =
+            require_small(json.contains("workers") ? json["workers"] : nlohmann::json(), max_workers, "workers");
+        if (value.workers == 0) throw std::invalid_argument("workers must be 1 to " + std::to_string(max_workers));
+        for (const nlohmann::json& step : require_array(json, "steps")) {
+            if (!step.is_array() || step.size() != 4 || !step[0].is_string() || !step[2].is_string())
+                throw std::invalid_argument("a step is [name, task, message, to]");
+            const auto name = step[0].get<std::string>();
+            const auto found = Commands::find(name);
+            if (!found) throw std::invalid_argument("unknown step '" + name + "'");
+            const auto message = step[2].get<std::string>();
+            const auto kind = std::find(message_names.begin(), message_names.end(), message);
+            if (kind == message_names.end()) throw std::invalid_argument("unknown message '" + message + "'");
+            value.steps.push_back(Step{*found, require_small(step[1], task_count - 1, "task"),
+                                       static_cast<Message>(kind - message_names.begin()),
+                                       require_small(step[3], task_count - 1, "to")});
+        }
+        return value;
+    }
+
+    static std::string describe(const RuntimeCase& value) {
+        std::string out = std::to_string(value.workers) + " worker" + (value.workers == 1 ? "" : "s") + ", seed " +
+                          std::to_string(value.seed) + ":";
+        for (const Step& step : value.steps) out += " " + describe_step(step);
+        return out;
+    }
+
+    // Two workers or one, tasks 0 and 1 (spawned in order, so no renaming), seed 0.
+    static SmallScope small_scope() {
+        std::vector<nlohmann::json> steps;
+        const auto step = [](const char* name, int task, const char* message, int to) {
+            return nlohmann::json{name, task, message, to};
+        };
+        for (const char* name : {"spawn", "yield", "settle", "stop"}) steps.push_back(step(name, 0, "note", 0));
+        for (int task : {0, 1}) {
+            for (const char* message : {"note", "self", "finish"}) steps.push_back(step("post", task, message, 0));
+            steps.push_back(step("post", task, "forward", 1 - task));
+            for (const char* name : {"wake", "drop"}) steps.push_back(step(name, task, "note", 0));
+        }
+        SmallScope scope;
+        for (int workers : {1, 2}) scope.shapes.push_back({nlohmann::json{{"workers", workers}, {"seed", 0}}, steps});
+        return scope;
+    }
+};
+
+}  // namespace
+
+const Suite& runtime_suite() {
+    static const TypedSuite<RuntimeCase, Traits> suite{
+        "runtime", "the runtime's task state words, references and pool on simulated workers: E1-E5", 2000};
+    return suite;
+}
+
+}  // namespace moq::properties
