@@ -67,9 +67,16 @@ std::optional<std::string> RuntimeModel::joined(std::size_t index, bool finished
     if (ready != task.ended)
         return "E5: " + named(index) + "'s join says " + (ready ? "Ready" : "dropped") + ", but it " +
                (task.ended ? "answered Ready" : "never answered Ready");
-    if (task.drops != 1)
-        return "E4: " + named(index) + "'s poll function was dropped " + std::to_string(task.drops) +
-               " times by the end, not once";
+    return std::nullopt;
+}
+
+std::optional<std::string> RuntimeModel::shut_down() const {
+    for (std::size_t index = 0; index < tasks_.size(); ++index) {
+        const Task& task = tasks_[index];
+        if (task.spawned && task.drops != 1)
+            return "E4: " + named(index) + "'s poll function was dropped " + std::to_string(task.drops) +
+                   " times by the end, not once";
+    }
     return std::nullopt;
 }
 

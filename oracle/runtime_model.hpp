@@ -35,11 +35,14 @@ public:
 
     // No worker is running and none is called: every task the runtime has must be at rest.
     [[nodiscard]] std::optional<std::string> at_rest() const;
-    // After the runtime is destroyed: each spawned task's join answered `finished` (it
-    // is done), and `ready` (true: it answered Ready; false: it was dropped unfinished).
+    // After the runtime is destroyed: every spawned task's poll function was dropped once.
+    [[nodiscard]] std::optional<std::string> shut_down() const;
+    // Then, for a task whose join handle is kept: its join answered `finished` (it is
+    // done), and `ready` (true: it answered Ready; false: it was dropped unfinished).
     [[nodiscard]] std::optional<std::string> joined(std::size_t task, bool finished, bool ready) const;
     // After every handle is gone: tasks made and never freed, and references taken or
-    // dropped on a task already at zero.
+    // dropped on a task already at zero, as the simulated build's accounting counts them
+    // (a leak checker's count: the model cannot see a free).
     [[nodiscard]] std::optional<std::string> freed(std::size_t unfreed, std::size_t uses_at_zero) const;
     // Whether the task has a poll running now (a message posted during it may be read
     // by it or owe another poll).

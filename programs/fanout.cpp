@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "model/walk.hpp"
+#include "util/mutation.hpp"
 
 namespace moq::programs {
 
@@ -17,7 +18,10 @@ kio::Poll<kio::Done> Publisher::poll(const kio::Waiter& waiter) {
         if (pace.is_pending()) return kio::Poll<kio::Done>::pending();
         // A closed pace went away with its track: nothing is left to publish to.
         if (pace.is_closed()) return kio::Done{};
-        const bool more = pace.value().groups > landed_;
+        bool more = pace.value().groups > landed_;
+        // The fault this point guards against: a publisher that finishes the track as
+        // soon as it is told to, with allowed groups still to land.
+        if (pace.value().last && !MOQ_SITE("fanout.publisher.land_before_finish", fault)) more = false;
         if (more && landed_one) {
             // Yields: the next group lands in the next poll.
             waiter.waker().wake();

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -83,6 +84,7 @@ public:
         if (sequence) landed_.push_back(*sequence);
     }
     void finishing() override {
+        finishing_ = true;
         executor_->record(sim::operation_event("finish_track", {}));
         accept_ = true;
         for (Viewer& viewer : viewers_) accept_ = viewer.resume.finish(served_copy, clock_->now()) && accept_;
@@ -147,6 +149,22 @@ public:
         }
     }
 
+    // At the end of a run that went well: the publisher landed every group the driver
+    // allowed, in order, and finished the track only when the driver asked it to. The
+    // viewers are judged against what landed, so only this sees a publisher that stops
+    // short.
+    void check_published(std::uint64_t allowed, bool finish) {
+        std::vector<std::uint64_t> expected(allowed);
+        std::iota(expected.begin(), expected.end(), std::uint64_t{0});
+        std::optional<std::string> found;
+        if (landed_ != expected)
+            found = "publisher: landed " + list(landed_) + " where the driver allowed " + list(expected);
+        else if (finishing_ != finish)
+            found =
+                std::string("publisher: ") + (finishing_ ? "finished the track unasked" : "never finished the track");
+        judged(found);
+    }
+
     // Efficiency: a re-poll nothing woke walks nothing, so every walk of a viewer's
     // subscriber is paid for by a wake, a poll from a fresh task, the poll after a Ready
     // answer, or the gate's set-up; and an idle poll builds no meter.
@@ -198,6 +216,7 @@ private:
     std::vector<Viewer> viewers_;
     std::vector<std::uint64_t> landed_;  // sequences the publisher landed, in order
     std::optional<std::uint64_t> landing_;
+    bool finishing_ = false;  // the publisher went to finish the track
     std::uint64_t expected_ = 0;
     bool accept_ = true;
     std::string violation_;
@@ -346,7 +365,10 @@ struct Traits {
             return judge.quiescent();
         });
         const sim::RunResult result = executor.run();
-        if (result.ok()) judge.check_complete();
+        if (result.ok()) {
+            judge.check_complete();
+            judge.check_published(world.allowed, value.finish);
+        }
         for (std::size_t index = 0; index < viewers.size(); ++index)
             judge.check_efficiency(index, viewers[index]->subscriber(), executor.task_stats(viewer_tasks[index]));
         return outcome_of(result, judge.violation(), executor);

@@ -285,13 +285,14 @@ struct RuntimeCase {
     std::uint64_t seed = 0;
 };
 
-// After the script: settle and shut down (unless a stop did), then judge every join, and
-// once every handle and registration is gone, the tasks' frees (E4, E5).
+// After the script: settle and shut down (unless a stop did), then judge every drop and
+// join, and once every handle and registration is gone, the tasks' frees (E4, E5).
 void wind_up(World& world, sim::Task& task, std::size_t unfreed_before) {
     if (world.runtime) {
         settle(world, task);
         world.runtime.reset();
     }
+    world.fail(world.model.shut_down());
     for (std::size_t index = 0; index < world.spawned; ++index) {
         const runtime::JoinHandle& handle = world.handles[index];
         if (handle.valid())
@@ -301,6 +302,9 @@ void wind_up(World& world, sim::Task& task, std::size_t unfreed_before) {
     for (runtime::JoinHandle& handle : world.handles) handle = runtime::JoinHandle();
     world.fail(
         world.model.freed(runtime::detail::unreleased_tasks() - unfreed_before, runtime::detail::uses_at_zero_count()));
+    // While the world is still here: a task freed with its poll function (a count that
+    // fell to zero too soon) drops it now, and its drop is judged.
+    runtime::detail::free_released_tasks();
 }
 
 std::string describe_step(const Step& step) {
@@ -323,9 +327,9 @@ std::vector<std::unique_ptr<World>>& abandoned_worlds() {
 }
 
 CaseOutcome run_case(const RuntimeCase& value, const RunSettings& settings) {
-    // Tasks released by earlier cases go now; those an abandoned run still holds are
-    // counted as there before this case.
-    runtime::detail::free_released_tasks();
+    // Tasks an abandoned run released are forgotten, and those it still holds are counted
+    // as there before this case (a case that ran to its end freed its own).
+    runtime::detail::abandon_released_tasks();
     const std::size_t unfreed_before = runtime::detail::unreleased_tasks();
     sim::Options options = simulation_options(value.seed, Drive::woken, settings);
     options.parked_at_quiescence_is_quiet = false;  // a task parked on a lock at the end is a deadlock
@@ -351,7 +355,7 @@ CaseOutcome run_case(const RuntimeCase& value, const RunSettings& settings) {
 
     const sim::RunResult result = executor.run();
     CaseOutcome outcome = outcome_of(result, world->violation, executor);
-    if (!result.ok()) abandoned_worlds().push_back(std::move(world));
+    if (executor.unfinished_tasks() != 0) abandoned_worlds().push_back(std::move(world));
     return outcome;
 }
 

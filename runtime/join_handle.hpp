@@ -9,8 +9,10 @@
 
 #include "kio/waker.hpp"
 #include "runtime/task.hpp"
+#include "runtime/variant.hpp"
 
 namespace moq::runtime {
+MOQ_RUNTIME_BUILD_BEGIN
 
 class JoinHandle {
 public:
@@ -44,4 +46,5 @@ private:
     detail::TaskRef task_;
 };
 
+MOQ_RUNTIME_BUILD_END
 }  // namespace moq::runtime

@@ -15,6 +15,7 @@
 #include "util/mutation.hpp"
 
 namespace moq::runtime {
+MOQ_RUNTIME_BUILD_BEGIN
 
 // The default host: Boost.Asio's thread pool, one thread a worker, as many drainers at
 // once as the machine has cores.
@@ -153,7 +154,7 @@ void Runtime::drain() {
             if (pool_->stopping || !pool_->first) {
                 // Leaving under the lock that queues: a run queued after this is seen
                 // with one drainer fewer, and calls one if none is left.
-                if (!MOQ_SITE("runtime.drain.leave_under_lock", notify)) {
+                if (!MOQ_SITE("runtime.drain.leave_under_lock", fault)) {
                     lock.unlock();  // the fault: a run queued now counts on this drainer
                     lock.lock();
                 }
@@ -171,7 +172,7 @@ void Runtime::drain() {
     }
 }
 
-void Runtime::retire(detail::Task& task) noexcept {
+void Runtime::retire(detail::Task& task) MOQ_RUNTIME_NOEXCEPT {
     {
         std::lock_guard lock(live_mutex_);
         if (task.previous_live) task.previous_live->next_live = task.next_live;
@@ -182,4 +183,5 @@ void Runtime::retire(detail::Task& task) noexcept {
     task.release();  // the live list's reference; the caller holds another
 }
 
+MOQ_RUNTIME_BUILD_END
 }  // namespace moq::runtime

@@ -19,9 +19,11 @@
 #include "kio/system_clock.hpp"
 #include "runtime/join_handle.hpp"
 #include "runtime/task.hpp"
+#include "runtime/variant.hpp"
 #include "runtime/workers.hpp"
 
 namespace moq::runtime {
+MOQ_RUNTIME_BUILD_BEGIN
 
 class Runtime {
 public:
@@ -61,7 +63,7 @@ private:
     // A pool thread's turn at the run queue: polls queued tasks until none is left.
     void drain();
     // The task is done: it leaves the list of live tasks, which lets go of it.
-    void retire(detail::Task& task) noexcept;
+    void retire(detail::Task& task) MOQ_RUNTIME_NOEXCEPT;
 
     std::size_t workers_;
     std::unique_ptr<Threads> threads_;              // the default host; none when given one
@@ -73,4 +75,5 @@ private:
     bool stopping_ = false;                  // under live_mutex_: spawn after shutdown began is a bug
 };
 
+MOQ_RUNTIME_BUILD_END
 }  // namespace moq::runtime

@@ -6,7 +6,9 @@
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
 
-namespace moq::runtime::detail {
+namespace moq::runtime {
+MOQ_RUNTIME_BUILD_BEGIN
+namespace detail {
 
 namespace {
 
@@ -28,17 +30,10 @@ std::vector<Task*> released_tasks;
 std::size_t zero_count_uses = 0;
 #endif
 
-}  // namespace
-
-Task::Task(Runtime& runtime) noexcept : runtime_(&runtime) {
-#if MOQ_SYNC_POINTS
-    ++made_tasks;
-#endif
-}
-
 // A count at zero means the task is gone: a reference was taken or dropped once too
-// often. A simulated run counts the slip for its suite to report (these are noexcept paths,
-// where its assertion's exception would end the process); elsewhere it is an assertion.
+// often. A simulated run counts the slip for its suite to report (these are noexcept
+// paths, destructors among them, where an exception would end the process); elsewhere it
+// is an assertion.
 bool count_was_zero(std::uint32_t before) noexcept {
     if (before != 0) [[likely]]
         return false;
@@ -50,12 +45,26 @@ bool count_was_zero(std::uint32_t before) noexcept {
     return true;
 }
 
+}  // namespace
+
+Task::Task(Runtime& runtime) noexcept : runtime_(&runtime) {
+#if MOQ_SYNC_POINTS
+    ++made_tasks;
+#endif
+}
+
 void Task::retain() noexcept { count_was_zero(references_.fetch_add(1, std::memory_order_relaxed)); }
 
 void Task::release() noexcept {
     const std::uint32_t before = references_.fetch_sub(1, std::memory_order_acq_rel);
     if (count_was_zero(before) || before != 1) return;
 #if MOQ_SYNC_POINTS
+    // Kept, so a later use finds memory to count; a second fall to zero is such a use.
+    if (released_) {
+        ++zero_count_uses;
+        return;
+    }
+    released_ = true;
     released_tasks.push_back(this);
 #else
     delete this;
@@ -75,6 +84,12 @@ std::size_t free_released_tasks() noexcept {
     zero_count_uses = 0;
     return count;
 }
+
+void abandon_released_tasks() noexcept {
+    made_tasks -= released_tasks.size();
+    released_tasks.clear();
+    zero_count_uses = 0;
+}
 #endif
 
 kio::Waker Task::waker() noexcept {
@@ -82,12 +97,12 @@ kio::Waker Task::waker() noexcept {
     return kio::Waker(&task_waker_vtable, this);
 }
 
-void Task::wake() noexcept {
+void Task::wake() MOQ_RUNTIME_NOEXCEPT {
     // One read-modify-write whatever the state, so everything the waking thread did
     // before it is visible to the poll that follows: idle becomes scheduled (and only
     // this wake queues it), running becomes notified, the rest stay as they are.
     std::uint32_t before = 0;
-    if (MOQ_SITE("task.wake.one_update", notify)) {
+    if (MOQ_SITE("task.wake.one_update", fault)) {
         before = state_.fetch_or(TaskBits::notified, std::memory_order_acq_rel);
     } else {
         // The fault this point guards against: a look and a write apart, so a wake
@@ -96,7 +111,7 @@ void Task::wake() noexcept {
         state_.store(before | TaskBits::notified, std::memory_order_release);
     }
     if (before != 0) return;
-    if (MOQ_SITE("task.wake.queued_reference", register_input)) retain();  // the queued run's
+    if (MOQ_SITE("task.wake.queued_reference", fault)) retain();  // the queued run's
     runtime_->schedule(this);
 }
 
@@ -124,7 +139,7 @@ void Task::run() {
         return;
     }
     // A wake during the poll must survive to the check below.
-    if (!MOQ_SITE("task.run.keep_notified", notify)) state_.store(TaskBits::running, std::memory_order_release);
+    if (!MOQ_SITE("task.run.keep_notified", fault)) state_.store(TaskBits::running, std::memory_order_release);
     expected = TaskBits::running;
     if (state_.compare_exchange_strong(expected, 0, std::memory_order_acq_rel, std::memory_order_acquire)) return;
     // Woken while it ran: back to scheduled, queued once more. Nothing else can change
@@ -135,13 +150,13 @@ void Task::run() {
     runtime_->schedule(this);
 }
 
-void Task::cancel() noexcept {
+void Task::cancel() MOQ_RUNTIME_NOEXCEPT {
     if (state_.exchange(TaskBits::done, std::memory_order_acq_rel) & TaskBits::done) return;
     cancelled_ = true;
     finish(nullptr);
 }
 
-void Task::finish(std::exception_ptr error) noexcept {
+void Task::finish(std::exception_ptr error) MOQ_RUNTIME_NOEXCEPT {
     state_.store(TaskBits::done, std::memory_order_release);
     error_ = std::move(error);
     // The body and the waiter go first: the waiter's waker is a reference to this task,
@@ -157,4 +172,6 @@ void Task::wait_finished() const noexcept {
     while (!finished_.load(std::memory_order_acquire)) finished_.wait(false, std::memory_order_acquire);
 }
 
-}  // namespace moq::runtime::detail
+}  // namespace detail
+MOQ_RUNTIME_BUILD_END
+}  // namespace moq::runtime

@@ -16,8 +16,10 @@
 #include "kio/sync.hpp"
 #include "kio/waiter.hpp"
 #include "kio/waker.hpp"
+#include "runtime/variant.hpp"
 
 namespace moq::runtime {
+MOQ_RUNTIME_BUILD_BEGIN
 
 class Runtime;
 
@@ -42,12 +44,12 @@ public:
     void release() noexcept;
 
     // From any thread, never under a core lock (the waker asserts it).
-    void wake() noexcept;
+    void wake() MOQ_RUNTIME_NOEXCEPT;
     // A worker's turn: polls once, then parks, schedules again or ends the task.
     void run();
     // Ends a task that has not finished, dropping its poll function (the runtime shuts
     // down with it parked or queued). Wakes after this change nothing.
-    void cancel() noexcept;
+    void cancel() MOQ_RUNTIME_NOEXCEPT;
 
     [[nodiscard]] bool finished() const noexcept { return finished_.load(std::memory_order_acquire); }
     // Blocks until the task is done (its poll answered Ready, threw, or it was cancelled).
@@ -77,18 +79,21 @@ protected:
 
 private:
     // The task is done: drops the body and the held waiter, wakes the joiners.
-    void finish(std::exception_ptr error) noexcept;
+    void finish(std::exception_ptr error) MOQ_RUNTIME_NOEXCEPT;
 
     Runtime* runtime_;
     // Starts scheduled: spawn queues its first run.
     kio::Atomic<std::uint32_t> state_{"task.state", TaskBits::notified};
-    kio::Atomic<std::uint32_t> references_{"task.references", 1};
+    // A plain atomic even in a simulated build: wakers are cloned and dropped under the
+    // core's locks, where no task may switch.
+    std::atomic<std::uint32_t> references_{1};
     kio::Atomic<bool> finished_{"task.finished", false};
     // Touched only by the worker polling the task (the state word orders the workers).
     kio::Park park_;
     std::exception_ptr error_;
     bool cancelled_ = false;
 #if MOQ_SYNC_POINTS
+    bool released_ = false;  // its count reached zero once: it is kept, not deleted
     friend std::size_t free_released_tasks() noexcept;
 #endif
 };
@@ -101,8 +106,13 @@ private:
 // Retains and releases of a task whose count was already zero, since the last free.
 [[nodiscard]] std::size_t uses_at_zero_count() noexcept;
 // Deletes the tasks kept since their last release, and sets the count of uses at zero
-// back; returns how many tasks it deleted.
+// back; returns how many tasks it deleted. Their poll functions are gone, so nothing of
+// the case that made them is touched.
 std::size_t free_released_tasks() noexcept;
+// Forgets the tasks kept since their last release without deleting them (the run that
+// made them was abandoned with its fibers, which may still point at them), and sets the
+// count of uses at zero back.
+void abandon_released_tasks() noexcept;
 #endif
 
 // A task whose poll function is a `PollFunction`: a callable (const kio::Waiter&) -> Poll<Done>.
@@ -147,4 +157,5 @@ private:
 
 }  // namespace detail
 
+MOQ_RUNTIME_BUILD_END
 }  // namespace moq::runtime

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include "runtime/variant.hpp"
 
 namespace moq::runtime {
+MOQ_RUNTIME_BUILD_BEGIN
 
 class Runtime;
 
@@ -31,4 +33,5 @@ public:
     virtual void stop_and_join() = 0;
 };
 
+MOQ_RUNTIME_BUILD_END
 }  // namespace moq::runtime

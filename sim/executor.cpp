@@ -383,6 +383,10 @@ void Executor::sync_released_hook(const void* object) {
 
 void Executor::block_on(const void* object) {
     TaskSlot& slot = *running_;
+    // One entry a task: one resumed by something else than the release (a spurious poll,
+    // an eager step) and blocked again is not listed twice.
+    std::erase_if(blocked_,
+                  [&](const std::pair<const void*, std::uint32_t>& blocked) { return blocked.second == slot.id; });
     blocked_.emplace_back(object, slot.id);
     trace_event(Event{.kind = EventKind::preempt, .task = slot.id, .name = "blocked"});
     slot.state = TaskSlot::State::parked;
@@ -553,6 +557,11 @@ std::optional<RunResult> Executor::advance_clock(kio::Instant next) {
 }
 
 RunResult Executor::finish_idle() {
+    // A task parked on a lock at the end waits for ever, whatever the run allows of parks.
+    for (const auto& [lock, task] : blocked_)
+        if (tasks_[task]->state == TaskSlot::State::parked)
+            return finish(Outcome::deadlock, "a task waits for a lock no task will release: " + tasks_[task]->name +
+                                                 "; parked: " + parked_tasks());
     if (quiescence_) {
         if (std::optional<std::string> missed = judge("quiescent", quiescence_))
             return finish(Outcome::missed_wake, *missed);

@@ -207,6 +207,9 @@ public:
 
     // The task running now, if any (the schedule point hook needs it).
     static Executor* current();
+    // Tasks spawned and not finished: after a run, those whose fibers its destructor will
+    // unwind, or leave as they are (Options::abandon_unfinished).
+    [[nodiscard]] std::size_t unfinished_tasks() const { return unfinished_; }
     // How many runs of this process left fibers behind (Options::abandon_unfinished).
     static std::size_t abandoned_runs();
 

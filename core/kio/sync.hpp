@@ -14,6 +14,9 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
+
+#include "kio/core_lock.hpp"
 
 namespace moq::kio {
 
@@ -39,8 +42,12 @@ inline void set_sync_hooks(const SyncHooks* hooks) { sync_hooks.store(hooks, std
 
 inline namespace sync_points {
 
-// Another task may run here, before the operation on `where`.
+// Another task may run here, before the operation on `where`; never under a core lock,
+// where a switch would leave the lock held by a task that is not running (a build with
+// assertions checks).
 inline void sync_point(const char* where) {
+    if (core_locks_held() != 0) [[unlikely]]
+        assert_no_core_lock(("sync point '" + std::string(where) + "' reached").c_str(), CodePlace{__FILE__, __LINE__});
     if (const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire); hooks && hooks->point)
         hooks->point(where, nullptr);
 }

@@ -67,6 +67,7 @@ std::string_view category_name(Category category) {
         case Category::register_input: return "register";
         case Category::notify: return "notify";
         case Category::gate: return "gate";
+        case Category::fault: return "fault";
     }
     return "unknown";
 }

@@ -24,7 +24,9 @@
 
 namespace moq::mutation {
 
-enum class Category { disarm, register_input, notify, gate };
+// `fault`: a planted fault outside the core's wake points (the runtime's state word, its
+// run queue, a program's contract), whose off side is the slip the site is named for.
+enum class Category { disarm, register_input, notify, gate, fault };
 
 std::string_view category_name(Category category);
 

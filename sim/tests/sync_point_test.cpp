@@ -27,35 +27,52 @@ Options random_run(std::uint64_t seed) {
     return options;
 }
 
+struct Increments {
+    std::set<int> totals;      // what the seeds' runs ended with
+    int runs_with_a_wait = 0;  // runs where a task found the lock held
+};
+
 // Two tasks add one each to a counter: as a load then a store, or the same under a lock.
-// Returns the totals the seeds 1 to 200 end with.
-std::set<int> totals_of_two_increments(bool locked) {
-    std::set<int> totals;
+// What the seeds 1 to 200 end with.
+Increments two_increments(bool locked) {
+    Increments seen;
     for (std::uint64_t seed = 1; seed <= 200; ++seed) {
         moq::kio::Atomic<int> counter{"test.counter", 0};
         moq::kio::Mutex mutex{"test.lock"};
-        Executor executor{random_run(seed)};
+        Options options = random_run(seed);
+        options.keep_trace = true;
+        Executor executor{options};
         for (const char* name : {"a", "b"}) {
             executor.spawn(name, [&](Task&) {
                 std::unique_lock lock(mutex, std::defer_lock);
                 if (locked) lock.lock();
-                const int seen = counter.load();
-                counter.store(seen + 1);
+                const int before = counter.load();
+                counter.store(before + 1);
             });
         }
         REQUIRE(executor.run().outcome == Outcome::finished);
-        totals.insert(counter.load());
+        seen.totals.insert(counter.load());
+        for (const moq::sim::TraceEntry& entry : executor.trace().entries()) {
+            if (entry.kind == moq::sim::EventKind::preempt && entry.name == "blocked") {
+                ++seen.runs_with_a_wait;
+                break;
+            }
+        }
     }
-    return totals;
+    return seen;
 }
 
 }  // namespace
 
 TEST_CASE("sync_points_let_a_load_and_store_lose_an_update_that_a_lock_keeps") {
     // The switch between the load and the store loses one increment in some runs...
-    CHECK(totals_of_two_increments(false) == std::set<int>{1, 2});
+    const Increments racing = two_increments(false);
+    CHECK(racing.totals == std::set<int>{1, 2});
+    CHECK(racing.runs_with_a_wait == 0);
     // ...and a lock held across those points parks the other task until it is released.
-    CHECK(totals_of_two_increments(true) == std::set<int>{2});
+    const Increments locked = two_increments(true);
+    CHECK(locked.totals == std::set<int>{2});
+    CHECK(locked.runs_with_a_wait > 0);
 }
 
 TEST_CASE("a_task_parked_on_a_lock_at_the_end_is_a_deadlock_and_an_abandoned_run_keeps_its_fibers") {
@@ -67,6 +84,9 @@ TEST_CASE("a_task_parked_on_a_lock_at_the_end_is_a_deadlock_and_an_abandoned_run
     {
         Options options = random_run(1);
         options.abandon_unfinished = true;
+        // Parks count as quiet, but not a park on a lock.
+        options.parked_at_quiescence_is_quiet = true;
+        options.keep_trace = true;
         Executor executor{options};
         executor.spawn("holder", [&, input = never.consume()](Task& task) {
             mutex->lock();
@@ -78,13 +98,20 @@ TEST_CASE("a_task_parked_on_a_lock_at_the_end_is_a_deadlock_and_an_abandoned_run
                 });
             });
         });
-        executor.spawn("blocked", [&](Task& task) {
+        const std::uint32_t contender = executor.spawn("contender", [&](Task& task) {
             while (!held) task.yield();
             mutex->lock();
         });
         const moq::sim::RunResult result = executor.run();
         CHECK(result.outcome == Outcome::deadlock);
-        CHECK(result.message.find("blocked") != std::string::npos);
+        CHECK(result.message.find("waits for a lock no task will release: contender") != std::string::npos);
+        // The contender was switched away where the lock stopped it.
+        bool blocked = false;
+        for (const moq::sim::TraceEntry& entry : executor.trace().entries())
+            blocked = blocked || (entry.kind == moq::sim::EventKind::preempt && entry.task == contender &&
+                                  std::string(entry.name) == "blocked");
+        CHECK(blocked);
+        CHECK(executor.unfinished_tasks() == 2);
     }
     CHECK(Executor::abandoned_runs() == abandoned + 1);
 }
