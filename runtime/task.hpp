@@ -40,7 +40,11 @@ public:
 
     // One reference per waker handle, per queued run, per join handle, and one the
     // runtime holds until the task is done.
+#if MOQ_SYNC_POINTS
     void retain() noexcept;
+#else
+    void retain() noexcept { references_.fetch_add(1, std::memory_order_relaxed); }
+#endif
     void release() noexcept;
 
     // From any thread, never under a core lock (the waker asserts it).
