@@ -209,33 +209,42 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
     slot->body = std::move(body);
     slot->identity = new_wake_target(slot->id);
     TaskSlot* raw = slot.get();
-    slot->fiber = boost::context::fiber(std::allocator_arg, PooledStack(options_.stack_size, raw->sanitizer),
-                                        [this, raw](boost::context::fiber&& scheduler) {
-                                            raw->sanitizer.arrived();
-                                            raw->back = std::move(scheduler);
-                                            try {
-                                                if (!unwinding_) {
-                                                    Task handle(*this, *raw);
-                                                    raw->body(handle);
-                                                }
-                                            } catch (const TaskUnwound&) {
-                                                // the executor is going away: this task ends here
-                                            } catch (...) {
-                                                task_error_ = std::current_exception();
-                                            }
-                                            raw->state = TaskSlot::State::finished;
-                                            touched_unknown();
-                                            --unfinished_;
-                                            raw->sanitizer.leaving_for_good();
-                                            return std::move(raw->back);
-                                        });
-    raw->sanitizer.created();
+    if (running_)
+        raw->fiber_pending = true;
+    else
+        make_fiber(*raw);
     trace_event(Event{.kind = EventKind::spawn, .task = raw->id, .name = raw->name.c_str()});
     tasks_.push_back(std::move(slot));
     ++unfinished_;
     strategy_->spawned(raw->id);
     runnable_.push_back(raw->id);
     return raw->id;
+}
+
+void Executor::make_fiber(TaskSlot& slot) {
+    TaskSlot* raw = &slot;
+    raw->fiber_pending = false;
+    raw->fiber = boost::context::fiber(std::allocator_arg, PooledStack(options_.stack_size, raw->sanitizer),
+                                       [this, raw](boost::context::fiber&& scheduler) {
+                                           raw->sanitizer.arrived();
+                                           raw->back = std::move(scheduler);
+                                           try {
+                                               if (!unwinding_) {
+                                                   Task handle(*this, *raw);
+                                                   raw->body(handle);
+                                               }
+                                           } catch (const TaskUnwound&) {
+                                               // the executor is going away: this task ends here
+                                           } catch (...) {
+                                               task_error_ = std::current_exception();
+                                           }
+                                           raw->state = TaskSlot::State::finished;
+                                           touched_unknown();
+                                           --unfinished_;
+                                           raw->sanitizer.leaving_for_good();
+                                           return std::move(raw->back);
+                                       });
+    raw->sanitizer.created();
 }
 
 TaskStats Executor::task_stats(std::uint32_t task) const {
@@ -574,6 +583,7 @@ void Executor::step() {
     const std::uint32_t chosen = options_.chooser ? choose_pick() : strategy_->pick(runnable_);
     runnable_.erase(std::find(runnable_.begin(), runnable_.end(), chosen));
     TaskSlot& slot = *tasks_[chosen];
+    if (slot.fiber_pending) make_fiber(slot);
     trace_event(Event{.kind = EventKind::run, .task = slot.id});
     if (options_.chooser) {
         options_.chooser->touched(slot.resume_object);

@@ -56,6 +56,7 @@ struct TaskSlot {
     std::string name;
     std::function<void(Task&)> body;
     boost::context::fiber fiber;
+    bool fiber_pending = false;  // spawned by a running task: its fiber is made when stepped
     boost::context::fiber back;  // the scheduler, while this task runs
     FiberSanitizer sanitizer;    // what ASan and TSan are told of its switches
     State state = State::runnable;
