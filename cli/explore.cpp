@@ -151,6 +151,8 @@ SmallCaseCounts explore_small_cases(const ExploreOptions& options, sim::ExploreO
                 watchdog::at(index, state.totals.schedules);
                 const std::size_t failures_before = state.failures.size();
                 properties::explore_case(value, search, state);
+                for (std::size_t at = failures_before; at < state.failures.size(); ++at)
+                    state.failures[at].case_index = index;
                 if (state.end == sim::ExploreEnd::budget) {
                     counts.stopped_in = index;
                     return false;

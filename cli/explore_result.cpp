@@ -196,11 +196,14 @@ nlohmann::json explore_result_json(const ExploreReport& report) {
         totals.add(report.before->totals);
         failures = report.before->failures;
     }
-    for (const sim::ExploredFailure& failure : state.failures)
-        failures.push_back({{"message", failure.verdict.message},
-                            {"digest", failure.verdict.digest},
-                            {"decisions", failure.decisions.size()},
-                            {"failure_file", options.failure_path}});
+    for (const sim::ExploredFailure& failure : state.failures) {
+        nlohmann::json entry = {{"message", failure.verdict.message},
+                                {"digest", failure.verdict.digest},
+                                {"decisions", failure.decisions.size()},
+                                {"failure_file", options.failure_path}};
+        if (failure.case_index) entry["small_case"] = *failure.case_index;
+        failures.push_back(std::move(entry));
+    }
     nlohmann::json result = {
         {"format", "moqsim-explore"},
         {"version", 1},

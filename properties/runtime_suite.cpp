@@ -61,9 +61,11 @@ public:
 
     [[nodiscard]] std::size_t cores() const override { return cores_; }
     void run(runtime::Drainer drainer) override {
+        executor_.touch(this);
         ++running_;
         executor_.spawn("worker" + std::to_string(++called_), [this, drainer](sim::Task&) {
             drainer();
+            executor_.touch(this);
             if (--running_ == 0 && idle_) std::exchange(idle_, std::nullopt)->wake();
         });
     }
@@ -77,6 +79,7 @@ public:
     // Parks `task` until no worker runs.
     void wait_idle(sim::Task& task) {
         task.wait([&](const kio::Waiter& waiter) -> kio::Poll<kio::Done> {
+            executor_.touch(this);
             if (running_ == 0) return kio::Done{};
             idle_ = waiter.waker();
             return kio::Poll<kio::Done>::pending();
@@ -98,34 +101,56 @@ struct Inbox {
     std::optional<kio::Waker> waker;  // the task's, once it polled
 };
 
+// What the tasks share besides the runtime: the model and the inboxes. Every use goes
+// through model() or inbox(), which tell an exploration that the step touched the world
+// (sim::Executor::touch), so two steps that both use it never commute, even when a sync
+// point inside a wake split the code between them.
 struct World {
     World(sim::Executor& runs, std::size_t cores) : executor(runs), workers(runs, cores) {}
 
     sim::Executor& executor;
-    oracle::RuntimeModel model{task_count};
     SimulatedWorkers workers;
     std::optional<runtime::Runtime> runtime;
-    std::array<Inbox, task_count> inboxes;
-    std::array<runtime::JoinHandle, task_count> handles;
-    std::size_t spawned = 0;
-    std::string violation;
+    std::array<runtime::JoinHandle, task_count> handles;  // the driver's alone
+    std::size_t spawned = 0;                              // the driver's alone
+
+    oracle::RuntimeModel& model() {
+        executor.touch(this);
+        return model_;
+    }
+    Inbox& inbox(std::size_t task) {
+        executor.touch(this);
+        return inboxes_[task];
+    }
+    [[nodiscard]] const std::string& violation() const { return violation_; }
 
     void fail(std::optional<std::string> found) {
+        executor.touch(this);
         trace_verdict(executor, found);
-        if (found && violation.empty()) violation = *found;
+        if (found && violation_.empty()) violation_ = *found;
     }
 
     // The model first, then the letter, then the wake: a poll the wake causes must find
     // the letter.
     void post(std::size_t to, Letter letter) {
-        model.posted(to);
-        Inbox& inbox = inboxes[to];
+        model().posted(to);
+        Inbox& inbox = this->inbox(to);
         inbox.letters.push_back(letter);
         if (inbox.waker) {
             const kio::Waker waker = *inbox.waker;
             waker.wake();
         }
     }
+
+    void forget_wakers() {
+        executor.touch(this);
+        for (Inbox& inbox : inboxes_) inbox.waker.reset();
+    }
+
+private:
+    oracle::RuntimeModel model_{task_count};
+    std::array<Inbox, task_count> inboxes_;
+    std::string violation_;
 };
 
 // Counts the poll function's drop (once: the moved-from copies count nothing).
@@ -137,7 +162,7 @@ public:
     DropToken& operator=(const DropToken&) = delete;
     DropToken& operator=(DropToken&&) = delete;
     ~DropToken() {
-        if (world_) world_->fail(world_->model.body_dropped(task_));
+        if (world_) world_->fail(world_->model().body_dropped(task_));
     }
 
 private:
@@ -153,13 +178,15 @@ public:
 
     kio::Poll<kio::Done> operator()(const kio::Waiter& waiter) {
         World& world = *world_;
-        world.fail(world.model.poll_began(task_));
-        Inbox& inbox = world.inboxes[task_];
-        if (!inbox.waker) inbox.waker = waiter.waker();
+        world.fail(world.model().poll_began(task_));
+        if (Inbox& inbox = world.inbox(task_); !inbox.waker) inbox.waker = waiter.waker();
         bool again = false;
         bool ready = false;
-        // A forward's wake may switch tasks, and a letter posted meanwhile is read here too.
-        while (inbox.read < inbox.letters.size()) {
+        // A forward's wake may switch tasks, and a letter posted meanwhile is read here too
+        // (the inbox is asked for again after each: the step after a switch touches it anew).
+        while (true) {
+            Inbox& inbox = world.inbox(task_);
+            if (inbox.read == inbox.letters.size()) break;
             const Letter letter = inbox.letters[inbox.read++];
             switch (letter.message) {
                 case Message::note: break;
@@ -168,13 +195,14 @@ public:
                 case Message::finish: ready = true; break;
             }
         }
-        world.fail(world.model.read(task_, inbox.read));
-        trace_item(world.executor, "inbox", inbox.read, task_);
+        const std::size_t read = world.inbox(task_).read;
+        world.fail(world.model().read(task_, read));
+        trace_item(world.executor, "inbox", read, task_);
         if (again && !ready) {
-            world.model.woke_itself(task_);
+            world.model().woke_itself(task_);
             waiter.waker().wake();
         }
-        world.model.answered(task_, ready);
+        world.model().answered(task_, ready);
         if (ready) return kio::Done{};
         return kio::Poll<kio::Done>::pending();
     }
@@ -215,7 +243,7 @@ struct Spawn {
     }
     static void run(World& world, const Step&, sim::Task&) {
         const std::size_t task = world.spawned++;
-        world.model.spawned(task);
+        world.model().spawned(task);
         world.handles[task] = world.runtime->spawn(Body(world, task));
     }
 };
@@ -257,7 +285,7 @@ struct Yield {
 // Until no worker runs: then every task must be at rest (E1).
 void settle(World& world, sim::Task& task) {
     world.workers.wait_idle(task);
-    world.fail(world.model.at_rest());
+    world.fail(world.model().at_rest());
 }
 
 struct Settle : Running {
@@ -292,16 +320,16 @@ void wind_up(World& world, sim::Task& task, std::size_t unfreed_before) {
         settle(world, task);
         world.runtime.reset();
     }
-    world.fail(world.model.shut_down());
+    world.fail(world.model().shut_down());
     for (std::size_t index = 0; index < world.spawned; ++index) {
         const runtime::JoinHandle& handle = world.handles[index];
         if (handle.valid())
-            world.fail(world.model.joined(index, handle.finished(), handle.finished() && handle.join()));
+            world.fail(world.model().joined(index, handle.finished(), handle.finished() && handle.join()));
     }
-    for (Inbox& inbox : world.inboxes) inbox.waker.reset();
+    world.forget_wakers();
     for (runtime::JoinHandle& handle : world.handles) handle = runtime::JoinHandle();
-    world.fail(
-        world.model.freed(runtime::detail::unreleased_tasks() - unfreed_before, runtime::detail::uses_at_zero_count()));
+    world.fail(world.model().freed(runtime::detail::unreleased_tasks() - unfreed_before,
+                                   runtime::detail::uses_at_zero_count()));
     // While the world is still here: a task freed with its poll function (a count that
     // fell to zero too soon) drops it now, and its drop is judged.
     runtime::detail::free_released_tasks();
@@ -334,6 +362,7 @@ CaseOutcome run_case(const RuntimeCase& value, const RunSettings& settings) {
     sim::Options options = simulation_options(value.seed, Drive::woken, settings);
     options.parked_at_quiescence_is_quiet = false;  // a task parked on a lock at the end is a deadlock
     options.abandon_unfinished = true;
+    options.footprints_complete = true;  // the runtime's atomics and locks, the world's touches
     sim::Executor executor{options};
     auto world = std::make_unique<World>(executor, value.workers);
 
@@ -354,7 +383,7 @@ CaseOutcome run_case(const RuntimeCase& value, const RunSettings& settings) {
     });
 
     const sim::RunResult result = executor.run();
-    CaseOutcome outcome = outcome_of(result, world->violation, executor);
+    CaseOutcome outcome = outcome_of(result, world->violation(), executor);
     if (executor.unfinished_tasks() != 0) abandoned_worlds().push_back(std::move(world));
     return outcome;
 }

@@ -50,9 +50,15 @@ Task::Task(Runtime& runtime) noexcept : runtime_(&runtime) {
 }
 
 #if MOQ_SYNC_POINTS
-void Task::retain() noexcept { count_was_zero(references_.fetch_add(1, std::memory_order_relaxed)); }
+// The count is a plain atomic, touched under core locks too: no switch here, but the
+// step touched this task.
+void Task::retain() noexcept {
+    kio::sync_touched(this);
+    count_was_zero(references_.fetch_add(1, std::memory_order_relaxed));
+}
 
 void Task::release() noexcept {
+    kio::sync_touched(this);
     const std::uint32_t before = references_.fetch_sub(1, std::memory_order_acq_rel);
     if (count_was_zero(before) || before != 1) return;
     // Kept, so a later use finds memory to count; a second fall to zero is such a use.

@@ -29,9 +29,9 @@ std::optional<DecisionKind> parse_decision_kind(std::string_view name) {
     return std::nullopt;
 }
 
-void Footprint::add(const void* object) {
+void Footprint::add(std::uint32_t object) {
     if (!known_) return;
-    if (object == nullptr) {
+    if (object == 0) {
         known_ = false;
         return;
     }

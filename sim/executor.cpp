@@ -119,7 +119,7 @@ bool Task::park_until_over() {
     Executor& executor = *executor_;
     executor.trace_event(
         Event{.kind = EventKind::poll, .code = static_cast<std::uint8_t>(PollResult::pending), .task = slot.id});
-    executor.touched_unknown();
+    executor.touched_task(slot);
     if (slot.woken) {
         // Woken during its own poll: it runs again when picked.
         executor.make_runnable(slot);
@@ -130,7 +130,7 @@ bool Task::park_until_over() {
 }
 
 void Task::yield() {
-    executor_->touched_unknown();
+    executor_->touched_task(*slot_);
     executor_->make_runnable(*slot_);
     executor_->suspend(*slot_);
 }
@@ -239,7 +239,7 @@ void Executor::make_fiber(TaskSlot& slot) {
                                                task_error_ = std::current_exception();
                                            }
                                            raw->state = TaskSlot::State::finished;
-                                           touched_unknown();
+                                           touched_task(*raw);
                                            --unfinished_;
                                            raw->sanitizer.leaving_for_good();
                                            return std::move(raw->back);
@@ -286,8 +286,8 @@ void Executor::wake(std::uint32_t task, std::uint64_t identity) {
         held_wakes_.emplace_back(task, identity);
         return;
     }
-    touched_unknown();
     TaskSlot& slot = *tasks_[task];
+    touched_task(slot);
     // The waking task, when a task wakes it (not the clock or the scheduler).
     Event event{.kind = EventKind::wake, .task = slot.id};
     if (running_) event.with(0, running_->id);
@@ -380,6 +380,10 @@ void Executor::sync_point_hook(const char* where, const void* object) {
         executor->preempt_point(where, object);
 }
 
+void Executor::touched_hook(const void* object) {
+    if (Executor* executor = running_executor; executor && executor->running_) executor->touch(object);
+}
+
 void Executor::sync_blocked_hook(const void* object) {
     Executor* executor = running_executor;
     MOQ_ASSERT(executor != nullptr && executor->running_ != nullptr);
@@ -399,7 +403,7 @@ void Executor::block_on(const void* object) {
     blocked_.emplace_back(object, slot.id);
     trace_event(Event{.kind = EventKind::preempt, .task = slot.id, .name = "blocked"});
     slot.state = TaskSlot::State::parked;
-    touched_unknown();
+    touched_task(slot);
     suspend(slot);
 }
 
@@ -458,10 +462,12 @@ RunResult Executor::run() {
     running_executor = this;
     const kio::SchedulePointHook previous = kio::schedule_point_hook.load();
     if (options_.schedule_points) kio::set_schedule_point_hook(&Executor::schedule_point_hook);
-    static constexpr kio::SyncHooks sync_hooks{&Executor::sync_point_hook, &Executor::sync_blocked_hook,
-                                               &Executor::sync_released_hook};
+    static constexpr kio::SyncHooks sync_hooks{&Executor::sync_point_hook, &Executor::touched_hook,
+                                               &Executor::sync_blocked_hook, &Executor::sync_released_hook};
     const kio::SyncHooks* previous_sync = kio::sync_hooks.load();
     kio::set_sync_hooks(&sync_hooks);
+    const kio::CoreLockObserver previous_observer = kio::core_lock_observer.load();
+    if (options_.chooser) kio::core_lock_observer.store(&Executor::touched_hook);
     in_run_ = true;
     const util::AssertionHandler previous_handler = util::set_assertion_handler(&throw_core_assertion);
     struct Restore {
@@ -469,15 +475,17 @@ RunResult Executor::run() {
         Executor* outer;
         kio::SchedulePointHook previous;
         const kio::SyncHooks* previous_sync;
+        kio::CoreLockObserver previous_observer;
         util::AssertionHandler previous_handler;
         ~Restore() {
             executor->in_run_ = false;
             running_executor = outer;
             kio::set_schedule_point_hook(previous);
             kio::set_sync_hooks(previous_sync);
+            kio::core_lock_observer.store(previous_observer);
             util::set_assertion_handler(previous_handler);
         }
-    } restore{this, outer, previous, previous_sync, previous_handler};
+    } restore{this, outer, previous, previous_sync, previous_observer, previous_handler};
     try {
         return run_loop();
     } catch (const CoreAssertionFailed& failed) {
@@ -586,7 +594,12 @@ void Executor::step() {
     if (slot.fiber_pending) make_fiber(slot);
     trace_event(Event{.kind = EventKind::run, .task = slot.id});
     if (options_.chooser) {
-        options_.chooser->touched(slot.resume_object);
+        // Preempted at a point: what that point names; else a start or a wake (its slot).
+        if (slot.resume_object) {
+            options_.chooser->touched(slot.resume_object);
+        } else {
+            touched_task(slot);
+        }
         slot.resume_object = nullptr;
         slot.stopped_at = nullptr;
         last_stepped_ = chosen;

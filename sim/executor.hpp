@@ -52,6 +52,12 @@ struct Options {
     // would end the process. Their stacks are kept for the rest of the process, so what
     // those frames point at must be kept too (see abandoned_runs()).
     bool abandon_unfinished = false;
+    // The suite reports every state its tasks share: through schedule and sync points
+    // that name their objects, the core's locks, and Executor::touch. A step's footprint
+    // then starts empty where a task starts or goes on after a park, and a park, wake or
+    // end touches only the task's own slot; otherwise each of these makes it unknown, and
+    // an exploration lets no such step commute with another.
+    bool footprints_complete = false;
     // A wake polls a parked task at once, on the waking task's fiber, as executors that
     // run a woken task inline do; a task already polling records a re-poll instead.
     bool inline_wakes = false;
@@ -187,6 +193,13 @@ public:
     // exploration may skip a decision point whose whole state it reached before.
     void on_state(std::function<std::uint64_t()> digest) { state_digest_ = std::move(digest); }
 
+    // The running step touches `object`: state the tasks share that no schedule point,
+    // atomic or core lock names (a suite's model and inboxes). An exploration lets two
+    // steps commute only when neither touched what the other did. Null: unknown.
+    void touch(const void* object) {
+        if (options_.chooser) options_.chooser->touched(object);
+    }
+
     [[nodiscard]] TaskStats task_stats(std::uint32_t task) const;
     [[nodiscard]] VirtualClock& clock() { return clock_; }
     // The clock has moved and the timers due are still firing: a task polled inline from
@@ -243,6 +256,7 @@ private:
     // The sync hooks (core/kio/sync.hpp): a switch point, a lock held by another task
     // (the caller parks until it is released), a lock released.
     static void sync_point_hook(const char* where, const void* object);
+    static void touched_hook(const void* object);
     static void sync_blocked_hook(const void* object);
     static void sync_released_hook(const void* object);
     void block_on(const void* object);
@@ -267,6 +281,8 @@ private:
     void touched_unknown() {
         if (options_.chooser) options_.chooser->touched(nullptr);
     }
+    // The step changed what the executor keeps of `slot` (parked, woken, ended).
+    void touched_task(const detail::TaskSlot& slot);
     // The runnable tasks but `task`, in a vector kept for the purpose (no allocation a step).
     const std::vector<std::uint32_t>& runnable_except(std::uint32_t task);
     // An executor's event: at this step and virtual time.

@@ -116,6 +116,15 @@ std::uint32_t Executor::decide(DecisionPoint point) {
     return options_.chooser->choose(point);
 }
 
+void Executor::touched_task(const detail::TaskSlot& slot) {
+    if (!options_.chooser) return;
+    if (options_.footprints_complete) {
+        options_.chooser->touched_task(slot.id);
+    } else {
+        options_.chooser->touched(nullptr);
+    }
+}
+
 std::uint64_t Executor::object_number(const void* object) {
     if (!object) return 0;
     const auto found = std::find(numbered_objects_.begin(), numbered_objects_.end(), object);

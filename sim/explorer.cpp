@@ -203,7 +203,8 @@ public:
         recorded_.push_back(Taken{point.kind, point.options, choice, point.fallback, point.where});
         return choice;
     }
-    void touched(const void* object) override { current_.add(object); }
+    void touched(const void* object) override { current_.add(number(object)); }
+    void touched_task(std::uint32_t task) override { current_.add(Footprint::task_object(task)); }
     [[nodiscard]] bool wants_state() const override { return true; }
 
     // After the run: the last step's footprint.
@@ -286,8 +287,18 @@ private:
         const char* where;
     };
     std::vector<Taken> recorded_;
+    // The object's number in this run (Footprint), 0 for null.
+    std::uint32_t number(const void* object) {
+        if (!object) return 0;
+        const auto found = std::find(numbered_.begin(), numbered_.end(), object);
+        if (found != numbered_.end()) return static_cast<std::uint32_t>(found - numbered_.begin()) + 1;
+        numbered_.push_back(object);
+        return static_cast<std::uint32_t>(numbered_.size());
+    }
+
     Footprint current_;
-    bool blocked_ = false;  // nothing below the point reached is explored
+    std::vector<const void*> numbered_;  // in the order this run first touched them
+    bool blocked_ = false;               // nothing below the point reached is explored
     int asleep_ = 0;
     int cached_ = 0;
     std::optional<std::size_t> diverged_at_;
@@ -302,7 +313,8 @@ ExploredFailure left_prefix(std::vector<Decision> prefix, std::size_t at, std::u
                        std::to_string(at) +
                        ": the code under test ran another way along the same decisions (an undefined read, or a "
                        "run that depends on addresses or wall time)",
-                   digest}};
+                   digest},
+        std::nullopt};
 }
 
 }  // namespace
@@ -346,7 +358,7 @@ ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const Expl
         }
         if (!verdict.ok && search.owns_run()) {
             ++totals.failures;
-            state.failures.push_back(ExploredFailure{chooser.recorded(), std::move(verdict)});
+            state.failures.push_back(ExploredFailure{chooser.recorded(), std::move(verdict), std::nullopt});
             if (!options.keep_going) state.end = ExploreEnd::failure;
         }
         if (options.progress) {

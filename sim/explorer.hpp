@@ -96,6 +96,8 @@ struct RunVerdict {
 struct ExploredFailure {
     std::vector<Decision> decisions;
     RunVerdict verdict;
+    // Where an exploration runs many cases (moqsim explore --ops): which one failed.
+    std::optional<std::uint64_t> case_index;
 };
 
 // What goes on across the cases of one exploration: the totals, the failures, and

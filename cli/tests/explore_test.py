@@ -16,7 +16,12 @@ replay command, and `moqsim replay --decisions FILE` must fail with the same dig
 `--shrink --save` must give a case no larger, at no more preemptions, whose saved schedule
 replays to its failure.
 
-Usage: explore_test.py PATH/TO/moqsim [--canary SUITE SITE CASE BOUND].
+With --reduce SUITE SITE OPS BOUND (a moqsim built with -Dmutants=true): with the site
+switched off, every small case of up to OPS operations explored to BOUND with
+--keep-going fails in the same small cases with sleep sets as without them, and the sleep
+sets prune: a footprint that missed an object would let them skip a failing order.
+
+Usage: explore_test.py PATH/TO/moqsim [--canary SUITE SITE CASE BOUND | --reduce SUITE SITE OPS BOUND].
 Ends with "explore: N passed, M failed".
 """
 import json
@@ -160,6 +165,23 @@ def check_canary(check, moqsim, work, suite, site, case, bound):
     check_shrink(check, moqsim, work, what, failure)
 
 
+def check_reduce(check, moqsim, work, suite, site, ops, bound):
+    found = {}
+    for label, extra in (("with", ()), ("without", ("--no-sleep-sets",))):
+        done = run(moqsim, "explore", "--suite", suite, "--ops", str(ops), "--bound", str(bound), "--keep-going",
+                   "--json", "--mutant", site, "--failure", str(work / f"{label}.decisions.json"), *extra)
+        totals = json.loads(done.stdout) if done.returncode in (0, 1) and done.stdout else {}
+        found[label] = (totals, sorted({failure.get("small_case") for failure in totals.get("failures", [])}))
+    what = f"{suite} --ops {ops} bound {bound} with {site} off"
+    with_sets, without = found["with"], found["without"]
+    check(f"{what} fails", bool(without[1]), without[0])
+    check(f"{what}: sleep sets find the same failing small cases ({len(without[1])})", with_sets[1] == without[1],
+          f"with sleep sets {len(with_sets[1])} cases, without {len(without[1])}; only without: "
+          f"{sorted(set(without[1]) - set(with_sets[1]))[:10]}")
+    check(f"{what}: sleep sets prune", with_sets[0].get("pruned_by_sleep_sets", 0) > 0
+          and with_sets[0].get("schedules", 0) < without[0].get("schedules", 0), with_sets[0])
+
+
 def check_shrink(check, moqsim, work, what, failure):
     """replay --decisions --shrink --save: a case no larger, failing at no more preemptions,
     whose saved schedule replays to the failure with the digest the file records."""
@@ -211,6 +233,9 @@ def main(argv):
         work = Path(work_dir)
         if len(argv) == 7 and argv[2] == "--canary":
             check_canary(check, moqsim, work, argv[3], argv[4], int(argv[5]), int(argv[6]))
+            return check.finish()
+        if len(argv) == 7 and argv[2] == "--reduce":
+            check_reduce(check, moqsim, work, argv[3], argv[4], int(argv[5]), int(argv[6]))
             return check.finish()
         suites = run(moqsim, "list", "--suites").stdout.split()
         check("every suite has a case to explore", sorted(suites) == sorted(CASES), suites)

@@ -7,6 +7,7 @@
 // blocks. With NDEBUG, CoreLock is a plain std::lock_guard and the checks are nothing.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -65,7 +66,16 @@ constexpr LockLevel lock_level_of() {
 template <class T>
 inline constexpr LockLevel cell_lock_level = lock_level_of<T>();
 
+// Every core lock is seen here as it is taken, so a simulator that explores schedules
+// can tell which objects a step touched (its footprint, sim/decisions.hpp). Only in a
+// build with assertions; core_locks_observed says whether this build has it, and a
+// build without it must report its steps' footprints as unknown.
+using CoreLockObserver = void (*)(const void* mutex);
+inline std::atomic<CoreLockObserver> core_lock_observer{nullptr};
+
 #ifndef NDEBUG
+
+inline constexpr bool core_locks_observed = true;
 
 namespace detail {
 
@@ -101,6 +111,7 @@ public:
         ++detail::held_locks.count;
         detail::held_locks.innermost = CodePlace{file, line};
         detail::held_locks.level = level;
+        if (CoreLockObserver observer = core_lock_observer.load(std::memory_order_relaxed)) observer(&mutex);
     }
     ~CoreLock() {
         // Released innermost first, on the thread that took it: this is the innermost.
@@ -136,6 +147,8 @@ inline void assert_no_core_lock(const char* what, CodePlace at) {
 }
 
 #else
+
+inline constexpr bool core_locks_observed = false;
 
 class CoreLock {
 public:

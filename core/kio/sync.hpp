@@ -24,10 +24,15 @@ namespace moq::kio {
 struct SyncHooks {
     // Another task may run before the operation on the atomic or lock named `where`.
     // `object`, as for a schedule point, is what the code up to the task's next point
-    // touches; the sync points pass null (unknown): the code after an operation (a
-    // task's poll, a queue's links) touches more than the atomic, so no explorer may let
-    // two such steps commute.
+    // touches: the atomic or the lock itself. The code after an operation touches more
+    // (a task's poll, a queue's links), but in a program free of data races what it
+    // touches besides is ordered by atomics and locks, so two steps whose operations are
+    // on different objects commute; the core's locks taken meanwhile are added as they
+    // are taken (core_lock_observer). Null (unknown) in a build that cannot see those.
     void (*point)(const char* where, const void* object) = nullptr;
+    // The step now touches `object` too, without a switch (a plain atomic touched under
+    // a core lock, or a mutex released).
+    void (*touched)(const void* object) = nullptr;
     // The mutex `object` is held by another task: park the caller until it is released.
     void (*blocked)(const void* object) = nullptr;
     // The mutex `object` was released: tasks blocked on it may try again.
@@ -45,14 +50,23 @@ inline namespace sync_points {
 // Another task may run here, before the operation on `where`; never under a core lock,
 // where a switch would leave the lock held by a task that is not running (a build with
 // assertions checks).
-inline void sync_point(const char* where) {
+inline void sync_point(const char* where, const void* object) {
     if (core_locks_held() != 0) [[unlikely]]
         assert_no_core_lock(("sync point '" + std::string(where) + "' reached").c_str(), CodePlace{__FILE__, __LINE__});
     if (const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire); hooks && hooks->point)
-        hooks->point(where, nullptr);
+        hooks->point(where, core_locks_observed ? object : nullptr);
 }
 
-// An atomic whose every operation is a sync point named by the atomic's name.
+// The running step touches `object` (see SyncHooks::touched); never switches, so it may
+// be called under a core lock.
+inline void sync_touched(const void* object) noexcept {
+    if (const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire); hooks && hooks->touched)
+        hooks->touched(core_locks_observed ? object : nullptr);
+}
+
+// An atomic whose every operation is a sync point named by the atomic's name. Not
+// noexcept, unlike std::atomic: a point reached under a core lock fails an assertion,
+// which a test may catch, and a simulator may unwind a task from its point.
 template <class T>
 class Atomic {
 public:
@@ -60,38 +74,37 @@ public:
     Atomic(const Atomic&) = delete;
     Atomic& operator=(const Atomic&) = delete;
 
-    T load(std::memory_order order = std::memory_order_seq_cst) const noexcept {
+    T load(std::memory_order order = std::memory_order_seq_cst) const {
         point();
         return value_.load(order);
     }
-    void store(T desired, std::memory_order order = std::memory_order_seq_cst) noexcept {
+    void store(T desired, std::memory_order order = std::memory_order_seq_cst) {
         point();
         value_.store(desired, order);
     }
-    T exchange(T desired, std::memory_order order = std::memory_order_seq_cst) noexcept {
+    T exchange(T desired, std::memory_order order = std::memory_order_seq_cst) {
         point();
         return value_.exchange(desired, order);
     }
-    T fetch_or(T bits, std::memory_order order = std::memory_order_seq_cst) noexcept {
+    T fetch_or(T bits, std::memory_order order = std::memory_order_seq_cst) {
         point();
         return value_.fetch_or(bits, order);
     }
-    T fetch_add(T step, std::memory_order order = std::memory_order_seq_cst) noexcept {
+    T fetch_add(T step, std::memory_order order = std::memory_order_seq_cst) {
         point();
         return value_.fetch_add(step, order);
     }
-    T fetch_sub(T step, std::memory_order order = std::memory_order_seq_cst) noexcept {
+    T fetch_sub(T step, std::memory_order order = std::memory_order_seq_cst) {
         point();
         return value_.fetch_sub(step, order);
     }
-    bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure) noexcept {
+    bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure) {
         point();
         // A simulated run has one thread: a weak exchange fails only when the values
         // differ, so runs stay deterministic.
         return value_.compare_exchange_strong(expected, desired, success, failure);
     }
-    bool compare_exchange_strong(T& expected, T desired, std::memory_order success,
-                                 std::memory_order failure) noexcept {
+    bool compare_exchange_strong(T& expected, T desired, std::memory_order success, std::memory_order failure) {
         point();
         return value_.compare_exchange_strong(expected, desired, success, failure);
     }
@@ -100,7 +113,7 @@ public:
     void notify_all() noexcept { value_.notify_all(); }
 
 private:
-    void point() const noexcept { sync_point(name_); }
+    void point() const { sync_point(name_, this); }
 
     std::atomic<T> value_;
     const char* name_;
@@ -114,7 +127,7 @@ public:
     Mutex& operator=(const Mutex&) = delete;
 
     void lock() {
-        sync_point(name_);
+        sync_point(name_, this);
         while (!mutex_.try_lock()) {
             const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire);
             if (!hooks || !hooks->blocked) {
@@ -125,11 +138,12 @@ public:
         }
     }
     bool try_lock() {
-        sync_point(name_);
+        sync_point(name_, this);
         return mutex_.try_lock();
     }
     void unlock() {
         mutex_.unlock();
+        sync_touched(this);
         if (const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire); hooks && hooks->released)
             hooks->released(this);
     }
