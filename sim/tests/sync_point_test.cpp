@@ -9,6 +9,7 @@
 #include <set>
 
 #include "kio/cell.hpp"
+#include "kio/core_lock.hpp"
 #include "kio/sync.hpp"
 #include "sim/executor.hpp"
 
@@ -73,6 +74,24 @@ TEST_CASE("sync_points_let_a_load_and_store_lose_an_update_that_a_lock_keeps") {
     const Increments locked = two_increments(true);
     CHECK(locked.totals == std::set<int>{2});
     CHECK(locked.runs_with_a_wait > 0);
+}
+
+// A switch under a core lock would leave the lock held by a task that is not running: the
+// point fails its assertion, and the failure reaches the run as the task's (the atomics of
+// the simulated variant are not noexcept, so the assertion does not end the process).
+TEST_CASE("a_sync_point_under_a_core_lock_fails_its_task_and_names_the_point") {
+    moq::kio::Atomic<int> counter{"test.counter", 0};
+    std::mutex core_mutex;
+    Executor executor{random_run(1)};
+    executor.spawn("locked", [&](Task&) {
+        const moq::kio::CoreLock lock(core_mutex, moq::kio::LockLevel::cell);
+        static_cast<void>(counter.load());
+    });
+    const moq::sim::RunResult result = executor.run();
+    CHECK(result.outcome == Outcome::task_failed);
+    CHECK(result.message.find("sync point 'test.counter' reached while this thread holds 1 core lock(s)") !=
+          std::string::npos);
+    CHECK(moq::kio::core_locks_held() == 0);
 }
 
 TEST_CASE("a_task_parked_on_a_lock_at_the_end_is_a_deadlock_and_an_abandoned_run_keeps_its_fibers") {
