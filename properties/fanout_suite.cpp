@@ -5,7 +5,10 @@
 // does. Every viewer is judged by its own resume model, told only what the publisher did
 // and what that viewer's reads answered; at the end every viewer must have read every
 // group the publisher landed, in order, each with its one frame, and walked no more than
-// its wakes paid for.
+// its wakes paid for. A case runs the publisher and the viewers either as the executor's
+// own tasks or, with `workers`, as tasks of the real runtime (runtime/, its simulated
+// build) whose workers are simulated tasks: then the runtime's state words, references
+// and pool carry every wake between the core's readers.
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -21,8 +24,10 @@
 #include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/scope.hpp"
+#include "properties/simulated_workers.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
+#include "runtime/runtime.hpp"
 #include "sim/executor.hpp"
 
 namespace moq::properties {
@@ -32,6 +37,7 @@ namespace {
 // The one copy the fanout's route serves, as the resume model names copies.
 constexpr int served_copy = 0;
 constexpr std::uint8_t max_viewers = 16;
+constexpr std::uint8_t max_workers = 2;
 
 struct Step {
     std::uint8_t command = 0;  // an index into Commands
@@ -44,6 +50,9 @@ struct FanoutCase {
     bool finish = true;  // the publisher finishes the track after the last step
     Drive drive = Drive::woken;
     std::uint64_t seed = 0;
+    // 0: the publisher and viewers are the executor's tasks; 1 or 2: the runtime's, on
+    // that many simulated workers.
+    std::uint8_t workers = 0;
 };
 
 // Hears the program's events, tells each viewer's model, which judges each answer, and
@@ -133,6 +142,21 @@ public:
         for (std::size_t index = 0; index < viewers_.size(); ++index)
             if (auto missed = viewers_[index].resume.quiescent(clock_->now())) return named(index, *missed);
         return std::nullopt;
+    }
+
+    // At the end of a run whose every task finished (the runtime's workers return when
+    // nothing is queued, so the executor never sees the viewers parked): as at quiescence.
+    void check_quiescent() { judged(quiescent()); }
+
+    // Once the runtime is gone: each of its tasks was freed, and no reference was taken or
+    // dropped at a count of zero (SPEC E4, counted as the runtime suite counts them).
+    void check_frees(std::size_t unfreed, std::size_t uses_at_zero) {
+        std::optional<std::string> found;
+        if (uses_at_zero != 0)
+            found = "E4: " + std::to_string(uses_at_zero) + " reference(s) taken or dropped at a count of zero";
+        else if (unfreed != 0)
+            found = "E4: " + std::to_string(unfreed) + " runtime task(s) never freed";
+        judged(found);
     }
 
     // At the end of a run that went well: every viewer took every group landed and read
@@ -305,17 +329,72 @@ void drive(const FanoutCase& value, World& world, sim::Task& task) {
 
 // The small scope (properties/scope.hpp): one or two viewers, one or two groups allowed
 // at a time, priorities 0-3 (which also pick the viewer), finishing or not, the default
-// drive and inline, seed 0. No symmetry: a priority names its viewer.
+// drive and inline, on the executor or on the runtime with one worker, seed 0. No symmetry:
+// a priority names its viewer.
 SmallScope fanout_scope() {
     SmallScope scope;
     std::vector<nlohmann::json> steps{{"allow", 1}, {"allow", 2}, {"idle", 0}};
     for (int priority = 0; priority < 4; ++priority) steps.push_back({"prefer", priority});
     for (const nlohmann::json& settings :
-         every_combination({{1, 2}, {true, false}, {"woken", "inline"}}, [](const auto& chosen) {
-             return nlohmann::json{{"viewers", chosen[0]}, {"finish", chosen[1]}, {"drive", chosen[2]}, {"seed", 0}};
+         every_combination({{1, 2}, {true, false}, {"woken", "inline"}, {0, 1}}, [](const auto& chosen) {
+             return nlohmann::json{{"viewers", chosen[0]},
+                                   {"finish", chosen[1]},
+                                   {"drive", chosen[2]},
+                                   {"seed", 0},
+                                   {"workers", chosen[3]}};
          }))
         scope.shapes.push_back({settings, steps});
     return scope;
+}
+
+// What a run's tasks point at, on the heap: a run on the runtime that ends with tasks
+// unfinished leaves their fibers as they are (sim::Options::abandon_unfinished), so it is
+// kept for the rest of the process. The runtime goes first, before the publisher and the
+// viewers its tasks poll.
+struct Program {
+    Program(const FanoutCase& value, sim::Executor& executor) : judge(value.viewers, executor) {
+        track.emplace();
+        publisher.emplace(
+            *track, [](std::uint64_t sequence) { return oracle::ResumeModel::payload(served_copy, sequence); }, judge);
+        for (std::size_t index = 0; index < value.viewers; ++index)
+            viewers.push_back(std::make_unique<programs::Viewer>(index, *track, executor.clock(), judge));
+    }
+
+    // Everything but the judge, the runtime first: the track's waiter lists may hold the
+    // last wakers of the runtime's tasks.
+    void destroy_program() {
+        runtime.reset();
+        viewers.clear();
+        publisher.reset();
+        track.reset();
+    }
+
+    // The publisher and every viewer as the runtime's tasks, on `workers` simulated
+    // workers; each viewer's polls counted.
+    void run_on_runtime(std::size_t workers, sim::Executor& executor) {
+        hosts.emplace(executor, workers);
+        runtime.emplace(workers, *hosts, executor.clock());
+        runtime_polls.assign(viewers.size(), 0);
+        runtime->spawn([this](const kio::Waiter& waiter) { return publisher->poll(waiter); });
+        for (std::size_t index = 0; index < viewers.size(); ++index)
+            runtime->spawn([this, index](const kio::Waiter& waiter) {
+                ++runtime_polls[index];
+                return viewers[index]->poll(waiter);
+            });
+    }
+
+    Judge judge;
+    std::optional<programs::FanoutTrack> track;
+    std::optional<programs::Publisher> publisher;
+    std::vector<std::unique_ptr<programs::Viewer>> viewers;
+    std::vector<std::uint64_t> runtime_polls;
+    std::optional<SimulatedWorkers> hosts;
+    std::optional<runtime::Runtime> runtime;
+};
+
+std::vector<std::unique_ptr<Program>>& abandoned_programs() {
+    static auto* programs = new std::vector<std::unique_ptr<Program>>();
+    return *programs;
 }
 
 struct Traits {
@@ -335,53 +414,75 @@ struct Traits {
                                                                  })),
                 rc::gen::set(&FanoutCase::finish, rc::gen::weightedElement<bool>({{4, true}, {1, false}})),
                 rc::gen::set(&FanoutCase::drive, drive_generator()),
-                rc::gen::set(&FanoutCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+                rc::gen::set(&FanoutCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())),
+                rc::gen::set(&FanoutCase::workers,
+                             rc::gen::weightedElement<std::uint8_t>({{2, 0}, {1, 1}, {1, max_workers}})));
         });
     }
 
     static CaseOutcome run(const FanoutCase& value, const RunSettings& settings) {
-        sim::Executor executor{simulation_options(value.seed, value.drive, settings)};
-        Judge judge{value.viewers, executor};
-        programs::FanoutTrack track;
-        programs::Publisher publisher{
-            track, [](std::uint64_t sequence) { return oracle::ResumeModel::payload(served_copy, sequence); }, judge};
-        std::vector<std::unique_ptr<programs::Viewer>> viewers;
-        for (std::size_t index = 0; index < value.viewers; ++index)
-            viewers.push_back(std::make_unique<programs::Viewer>(index, track, executor.clock(), judge));
-
-        World world{track, viewers, judge};
+        sim::Options options = simulation_options(value.seed, value.drive, settings);
+        // The runtime cannot be unwound (it catches every exception of a poll): a run that
+        // ends with tasks unfinished leaves their fibers, and keeps what they point at.
+        options.abandon_unfinished = value.workers != 0;
+        // Tasks an abandoned run released are forgotten; those it holds count as there before.
+        if (value.workers != 0) runtime::detail::abandon_released_tasks();
+        const std::size_t unfreed_before = runtime::detail::unreleased_tasks();
+        sim::Executor executor{options};
+        auto program = std::make_unique<Program>(value, executor);
+        Judge& judge = program->judge;
+        World world{*program->track, program->viewers, judge};
         executor.spawn("driver", [&](sim::Task& task) { drive(value, world, task); });
-        executor.spawn("publisher", [&](sim::Task& task) {
-            task.wait([&](const kio::Waiter& waiter) { return publisher.poll(waiter); });
-        });
         std::vector<std::uint32_t> viewer_tasks;
-        for (std::size_t index = 0; index < viewers.size(); ++index)
-            viewer_tasks.push_back(
-                executor.spawn("viewer " + std::to_string(index), [&viewer = *viewers[index]](sim::Task& task) {
-                    task.wait([&](const kio::Waiter& waiter) { return viewer.poll(waiter); });
-                }));
+        if (value.workers == 0) {
+            executor.spawn("publisher", [&publisher = *program->publisher](sim::Task& task) {
+                task.wait([&](const kio::Waiter& waiter) { return publisher.poll(waiter); });
+            });
+            for (std::size_t index = 0; index < program->viewers.size(); ++index)
+                viewer_tasks.push_back(executor.spawn(
+                    "viewer " + std::to_string(index), [&viewer = *program->viewers[index]](sim::Task& task) {
+                        task.wait([&](const kio::Waiter& waiter) { return viewer.poll(waiter); });
+                    }));
+        } else {
+            program->run_on_runtime(value.workers, executor);
+        }
         executor.on_quiescence([&]() -> std::optional<std::string> {
             if (!judge.violation().empty()) return judge.violation();  // the first violation, not its consequence
             return judge.quiescent();
         });
         const sim::RunResult result = executor.run();
         if (result.ok()) {
+            if (value.workers != 0) judge.check_quiescent();
             judge.check_complete();
             judge.check_published(world.allowed, value.finish);
         }
-        for (std::size_t index = 0; index < viewers.size(); ++index)
-            judge.check_efficiency(index, viewers[index]->subscriber(), executor.task_stats(viewer_tasks[index]));
-        return outcome_of(result, judge.violation(), executor);
+        for (std::size_t index = 0; index < program->viewers.size(); ++index) {
+            // On the runtime, a task is polled once for any number of wakes since its last
+            // poll, and never without one: its polls stand for its wakes.
+            sim::TaskStats stats;
+            if (value.workers == 0)
+                stats = executor.task_stats(viewer_tasks[index]);
+            else
+                stats.wakes = program->runtime_polls[index];
+            judge.check_efficiency(index, program->viewers[index]->subscriber(), stats);
+        }
+        const bool kept = value.workers != 0 && executor.unfinished_tasks() != 0;
+        if (value.workers != 0 && !kept) {
+            program->destroy_program();  // no worker runs: the runtime stops at once
+            judge.check_frees(runtime::detail::unreleased_tasks() - unfreed_before,
+                              runtime::detail::uses_at_zero_count());
+            runtime::detail::free_released_tasks();
+        }
+        CaseOutcome outcome = outcome_of(result, judge.violation(), executor);
+        if (kept) abandoned_programs().push_back(std::move(program));
+        return outcome;
     }
 
     static nlohmann::json to_json(const FanoutCase& value) {
         nlohmann::json steps = nlohmann::json::array();
         for (const Step& step : value.steps) steps.push_back({Commands::names[step.command], step.extra});
-        return {{"viewers", value.viewers},
-                {"steps", steps},
-                {"finish", value.finish},
-                {"drive", drive_name(value.drive)},
-                {"seed", value.seed}};
+        return {{"viewers", value.viewers},         {"steps", steps},     {"finish", value.finish},
+                {"drive", drive_name(value.drive)}, {"seed", value.seed}, {"workers", value.workers}};
     }
 
     static FanoutCase from_json(const nlohmann::json& json) {
@@ -394,6 +495,8 @@ struct Traits {
         if (!json.contains("finish") || !json["finish"].is_boolean())
             throw std::invalid_argument("'finish' must be true or false");
         value.finish = json["finish"].get<bool>();
+        // Cases saved before the runtime ran them have no workers: the executor's tasks.
+        if (json.contains("workers")) value.workers = require_small(json["workers"], max_workers, "workers");
         for (const nlohmann::json& step : require_array(json, "steps")) {
             if (!step.is_array() || step.size() != 2 || !step[0].is_string())
                 throw std::invalid_argument("a step is [name, extra]");
@@ -407,8 +510,10 @@ struct Traits {
 
     static std::string describe(const FanoutCase& value) {
         std::ostringstream out;
-        out << int{value.viewers} << (value.viewers == 1 ? " viewer, " : " viewers, ") << drive_name(value.drive)
-            << ", seed " << value.seed << ":";
+        out << int{value.viewers} << (value.viewers == 1 ? " viewer, " : " viewers, ") << drive_name(value.drive);
+        if (value.workers != 0)
+            out << ", on the runtime with " << int{value.workers} << (value.workers == 1 ? " worker" : " workers");
+        out << ", seed " << value.seed << ":";
         for (const Step& step : value.steps) out << " " << describe_step(step);
         out << (value.finish ? " finish" : " (no finish)");
         return out.str();

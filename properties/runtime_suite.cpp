@@ -29,6 +29,7 @@
 #include "properties/commands.hpp"
 #include "properties/drive.hpp"
 #include "properties/scope.hpp"
+#include "properties/simulated_workers.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "runtime/runtime.hpp"
@@ -49,50 +50,6 @@ constexpr std::array<const char*, 4> message_names{"note", "forward", "self", "f
 struct Letter {
     Message message = Message::note;
     std::uint8_t to = 0;  // forward: the task it posts a note to
-};
-
-// The runtime's workers as simulated tasks: each drainer the runtime calls is a new task
-// of the executor, and joining parks the joiner until every one returned (a joiner that
-// yielded in a loop instead would starve them under PCT, which always runs the task of
-// highest priority).
-class SimulatedWorkers final : public runtime::WorkerHost {
-public:
-    SimulatedWorkers(sim::Executor& executor, std::size_t cores) : executor_(executor), cores_(cores) {}
-
-    [[nodiscard]] std::size_t cores() const override { return cores_; }
-    void run(runtime::Drainer drainer) override {
-        executor_.touch(this);
-        ++running_;
-        executor_.spawn("worker" + std::to_string(++called_), [this, drainer](sim::Task&) {
-            drainer();
-            executor_.touch(this);
-            if (--running_ == 0 && idle_) std::exchange(idle_, std::nullopt)->wake();
-        });
-    }
-    void stop_and_join() override {
-        MOQ_ASSERT(joiner_ != nullptr);
-        wait_idle(*joiner_);
-    }
-
-    // The task that shuts the runtime down.
-    void joined_by(sim::Task& task) { joiner_ = &task; }
-    // Parks `task` until no worker runs.
-    void wait_idle(sim::Task& task) {
-        task.wait([&](const kio::Waiter& waiter) -> kio::Poll<kio::Done> {
-            executor_.touch(this);
-            if (running_ == 0) return kio::Done{};
-            idle_ = waiter.waker();
-            return kio::Poll<kio::Done>::pending();
-        });
-    }
-
-private:
-    std::optional<kio::Waker> idle_;  // the joiner's, while it waits
-    sim::Executor& executor_;
-    std::size_t cores_;
-    std::size_t running_ = 0;
-    std::size_t called_ = 0;
-    sim::Task* joiner_ = nullptr;
 };
 
 struct Inbox {

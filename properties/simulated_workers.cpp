@@ -1,0 +1,36 @@
+#include "properties/simulated_workers.hpp"
+
+#include <string>
+#include <utility>
+
+#include "kio/poll.hpp"
+#include "util/assert.hpp"
+
+namespace moq::properties {
+
+void SimulatedWorkers::run(runtime::Drainer drainer) {
+    executor_.touch(this);
+    ++running_;
+    executor_.spawn("worker" + std::to_string(++called_), [this, drainer](sim::Task&) {
+        drainer();
+        executor_.touch(this);
+        if (--running_ == 0 && idle_) std::exchange(idle_, std::nullopt)->wake();
+    });
+}
+
+void SimulatedWorkers::stop_and_join() {
+    if (running_ == 0) return;
+    MOQ_ASSERT(joiner_ != nullptr);
+    wait_idle(*joiner_);
+}
+
+void SimulatedWorkers::wait_idle(sim::Task& task) {
+    task.wait([&](const kio::Waiter& waiter) -> kio::Poll<kio::Done> {
+        executor_.touch(this);
+        if (running_ == 0) return kio::Done{};
+        idle_ = waiter.waker();
+        return kio::Poll<kio::Done>::pending();
+    });
+}
+
+}  // namespace moq::properties
