@@ -27,7 +27,7 @@ public:
         if (std::exception_ptr error = task_->error()) std::rethrow_exception(error);
         return !task_->cancelled();
     }
-    [[nodiscard]] bool finished() const noexcept { return task_->finished(); }
+    [[nodiscard]] bool finished() const MOQ_RUNTIME_NOEXCEPT { return task_->finished(); }
     // Waits until the task is done or `limit` has passed; true once it is done. For a
     // caller that must report a lost wake rather than hang (it looks every millisecond).
     [[nodiscard]] bool wait_for(std::chrono::milliseconds limit) const {

@@ -172,7 +172,7 @@ void Task::finish(std::exception_ptr error) MOQ_RUNTIME_NOEXCEPT {
     finished_.notify_all();
 }
 
-void Task::wait_finished() const noexcept {
+void Task::wait_finished() const MOQ_RUNTIME_NOEXCEPT {
     while (!finished_.load(std::memory_order_acquire)) finished_.wait(false, std::memory_order_acquire);
 }
 

@@ -55,9 +55,9 @@ public:
     // down with it parked or queued). Wakes after this change nothing.
     void cancel() MOQ_RUNTIME_NOEXCEPT;
 
-    [[nodiscard]] bool finished() const noexcept { return finished_.load(std::memory_order_acquire); }
+    [[nodiscard]] bool finished() const MOQ_RUNTIME_NOEXCEPT { return finished_.load(std::memory_order_acquire); }
     // Blocks until the task is done (its poll answered Ready, threw, or it was cancelled).
-    void wait_finished() const noexcept;
+    void wait_finished() const MOQ_RUNTIME_NOEXCEPT;
     // What its poll threw, if it threw; the join rethrows it.
     [[nodiscard]] std::exception_ptr error() const noexcept { return error_; }
     [[nodiscard]] bool cancelled() const noexcept { return cancelled_; }

@@ -46,7 +46,9 @@ struct DecisionPoint {
 // where two runs part, one number may name different objects in the two. That loses no
 // conflict: a sleeping task's step that touched an object new at that point holds the
 // first new number, and the first step of the other run to touch any new object gets that
-// same number, so it conflicts and wakes the task. A task the executor parked, woke or
+// same number, so it conflicts and wakes the task. (A run that numbers the objects before
+// that point otherwise, through an address reused in one run and not in the other, turns
+// the sleep sets off: sim/explorer.cpp.) A task the executor parked, woke or
 // ended is named by its id (task_object), as the sleep sets name tasks. Unknown when the
 // step ran code that names nothing it touches (a clock move, a spurious poll, or in a
 // suite whose footprints are incomplete, a task's start, a park or a wake).

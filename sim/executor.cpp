@@ -209,10 +209,13 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
     slot->body = std::move(body);
     slot->identity = new_wake_target(slot->id);
     TaskSlot* raw = slot.get();
-    if (running_)
+    if (running_) {
         raw->fiber_pending = true;
-    else
+        // Ids go in the order of spawns: two steps that spawn do not commute.
+        if (options_.chooser) options_.chooser->touched(&tasks_);
+    } else {
         make_fiber(*raw);
+    }
     trace_event(Event{.kind = EventKind::spawn, .task = raw->id, .name = raw->name.c_str()});
     tasks_.push_back(std::move(slot));
     ++unfinished_;
@@ -404,6 +407,11 @@ void Executor::block_on(const void* object) {
     trace_event(Event{.kind = EventKind::preempt, .task = slot.id, .name = "blocked"});
     slot.state = TaskSlot::State::parked;
     touched_task(slot);
+    // Its next step tries the lock again: it touches the lock.
+    if (options_.chooser) {
+        slot.resume_object = object;
+        slot.stopped_at = "blocked";
+    }
     suspend(slot);
 }
 
@@ -594,8 +602,9 @@ void Executor::step() {
     if (slot.fiber_pending) make_fiber(slot);
     trace_event(Event{.kind = EventKind::run, .task = slot.id});
     if (options_.chooser) {
-        // Preempted at a point: what that point names; else a start or a wake (its slot).
-        if (slot.resume_object) {
+        // Switched away at a point: what that point names (null: unknown); else it starts
+        // or goes on after a park, which touched its slot.
+        if (slot.stopped_at) {
             options_.chooser->touched(slot.resume_object);
         } else {
             touched_task(slot);

@@ -45,6 +45,7 @@ struct Sleeper {
 // sets' bookkeeping.
 struct Node : ExplorePathStep {
     std::uint32_t depth = 0;     // its index on the path
+    std::uint64_t touches = 0;   // the run's objects touched before it, by number (PathChooser)
     std::vector<Sleeper> sleep;  // asleep here
     std::vector<Sleeper> done;   // explored here, with the footprint of their steps
     Footprint after;             // the footprint of the step after `choice`
@@ -105,7 +106,7 @@ public:
         if (nodes_.empty()) return node;
         const Node& parent = nodes_.back();
         node.spent = parent.spent + parent.cost(parent.choice);
-        if (!options_.sleep_sets) return node;
+        if (!options_.sleep_sets || footprints_distrusted_) return node;
         const std::uint32_t ran = parent.task_of(parent.choice);
         for (const auto* sleepers : {&parent.sleep, &parent.done})
             for (const Sleeper& sleeper : *sleepers)
@@ -115,6 +116,12 @@ public:
     }
 
     std::vector<Node>& nodes() { return nodes_; }
+
+    // A run numbered the objects it touched otherwise than an earlier run along the same
+    // decisions: an address was reused in one run and not in the other, so a number may
+    // name different objects in two runs even before they part. Sleep sets compare
+    // footprints across runs, so from here on they prune nothing.
+    void distrust_footprints() { footprints_distrusted_ = true; }
 
     [[nodiscard]] bool sharded() const { return options_.shard.total > 1; }
     // Whether the subtree the path is in now, below the split depth, is this shard's.
@@ -176,7 +183,7 @@ private:
     }
 
     [[nodiscard]] bool asleep(const Node& node, std::uint32_t task) const {
-        if (!options_.sleep_sets || task == no_task) return false;
+        if (!options_.sleep_sets || footprints_distrusted_ || task == no_task) return false;
         return std::any_of(node.sleep.begin(), node.sleep.end(),
                            [task](const Sleeper& sleeper) { return sleeper.task == task; });
     }
@@ -186,6 +193,7 @@ private:
     std::vector<Node> nodes_;
     std::unordered_map<std::uint64_t, std::uint32_t> seen_;  // state -> most bound left when reached
     std::uint64_t subtrees_ = 0;                             // entered at the split depth so far
+    bool footprints_distrusted_ = false;                     // see distrust_footprints()
 };
 
 // One run's chooser: the path's choices while they last, then new nodes, each taking
@@ -198,12 +206,17 @@ public:
         std::vector<Node>& nodes = search_.nodes();
         const std::size_t index = recorded_.size();
         if (!blocked_ && index > 0 && index - 1 < nodes.size()) nodes[index - 1].after = current_;
+        if (index < prefix_ && nodes[index].touches != touches_) search_.distrust_footprints();
         current_.clear();
         const std::uint32_t choice = decide(point, index);
         recorded_.push_back(Taken{point.kind, point.options, choice, point.fallback, point.where});
         return choice;
     }
-    void touched(const void* object) override { current_.add(number(object)); }
+    void touched(const void* object) override {
+        const std::uint32_t numbered = number(object);
+        touches_ = (touches_ ^ numbered) * 0x100000001b3;  // FNV-1a over the numbers
+        current_.add(numbered);
+    }
     void touched_task(std::uint32_t task) override { current_.add(Footprint::task_object(task)); }
     [[nodiscard]] bool wants_state() const override { return true; }
 
@@ -261,6 +274,7 @@ private:
             return point.fallback;
         }
         Node node = search_.child(point);
+        node.touches = touches_;
         if (search_.seen_before(point, node)) {
             ++cached_;
             blocked_ = true;  // as below: nothing under this point is new
@@ -297,8 +311,9 @@ private:
     }
 
     Footprint current_;
-    std::vector<const void*> numbered_;  // in the order this run first touched them
-    bool blocked_ = false;               // nothing below the point reached is explored
+    std::vector<const void*> numbered_;           // in the order this run first touched them
+    std::uint64_t touches_ = 0xcbf29ce484222325;  // every number touched so far, in order
+    bool blocked_ = false;                        // nothing below the point reached is explored
     int asleep_ = 0;
     int cached_ = 0;
     std::optional<std::size_t> diverged_at_;

@@ -67,7 +67,7 @@ struct TaskSlot {
     // Decision-driven runs: what the code from where it was switched away touches (the
     // object its schedule point named); null after a park, a yield or at its start.
     const void* resume_object = nullptr;
-    const char* stopped_at = nullptr;  // the schedule point it was switched away at, if it was
+    const char* stopped_at = nullptr;  // the schedule point it was switched away at ("blocked": a lock), if it was
 };
 
 }  // namespace detail
