@@ -44,8 +44,10 @@ struct Sleeper {
 // One decision on the path being explored: what a frontier keeps of it, and the sleep
 // sets' bookkeeping.
 struct Node : ExplorePathStep {
-    std::uint32_t depth = 0;     // its index on the path
-    std::uint64_t touches = 0;   // the run's objects touched before it, by number (PathChooser)
+    std::uint32_t depth = 0;  // its index on the path
+    // The run's objects touched before it, by number (PathChooser); 0 for a node restored
+    // from a frontier, whose run's numbering is not kept.
+    std::uint64_t touches = 0;
     std::vector<Sleeper> sleep;  // asleep here
     std::vector<Sleeper> done;   // explored here, with the footprint of their steps
     Footprint after;             // the footprint of the step after `choice`
@@ -206,7 +208,8 @@ public:
         std::vector<Node>& nodes = search_.nodes();
         const std::size_t index = recorded_.size();
         if (!blocked_ && index > 0 && index - 1 < nodes.size()) nodes[index - 1].after = current_;
-        if (index < prefix_ && nodes[index].touches != touches_) search_.distrust_footprints();
+        if (index < prefix_ && nodes[index].touches != 0 && nodes[index].touches != touches_)
+            search_.distrust_footprints();
         current_.clear();
         const std::uint32_t choice = decide(point, index);
         recorded_.push_back(Taken{point.kind, point.options, choice, point.fallback, point.where});

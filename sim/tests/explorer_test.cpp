@@ -446,6 +446,25 @@ Reached explore_walks(ExploreOptions options, const moq::sim::ExploreFrontier* s
 
 }  // namespace
 
+// Decisions restored from a frontier keep no numbering of their run's objects; that is no
+// reason to distrust the footprints below them, and the sleep sets prune there again.
+TEST_CASE("sleep_sets_prune_below_a_restored_frontier") {
+    const auto disjoint = [](Chooser& chooser) { return two_walks(chooser, 3, false, nullptr, false, true); };
+    ExploreOptions options;
+    options.bound = 3;
+    options.state_caching = false;
+    options.schedule_limit = 1;
+    ExploreState first;
+    explore(disjoint, options, first);
+    REQUIRE(first.frontier);
+    options.schedule_limit.reset();
+    options.start = &*first.frontier;
+    ExploreState rest;
+    const ExploreTotals resumed = explore(disjoint, options, rest);
+    CHECK(rest.end == moq::sim::ExploreEnd::exhaustive);
+    CHECK(resumed.pruned_by_sleep > 0);
+}
+
 TEST_CASE("shards_split_the_tree_and_together_run_what_one_search_runs") {
     for (const bool sleep_sets : {false, true}) {
         ExploreOptions options;
