@@ -18,6 +18,7 @@ std::optional<std::string> RuntimeModel::poll_began(std::size_t index) {
     else if (task.drops != 0)
         found = "E3: " + named(index) + " was polled after its poll function was dropped";
     task.polling = true;
+    task.due = task.delivered;
     task.owes_self = false;  // this poll is the one it asked for
     ++task.polls;
     return found;
@@ -30,6 +31,28 @@ std::optional<std::string> RuntimeModel::read(std::size_t index, std::uint64_t r
                std::to_string(task.read) + " of " + std::to_string(task.posted) + " posted";
     task.read = read;
     return std::nullopt;
+}
+
+std::optional<std::string> RuntimeModel::after_previous_poll(std::size_t index, bool happened) const {
+    const Task& task = tasks_.at(index);
+    if (happened || task.polls < 2) return std::nullopt;
+    return "E6: " + named(index) + "'s poll " + std::to_string(task.polls) + " does not happen after its poll " +
+           std::to_string(task.polls - 1) +
+           " ended: no release and acquire orders the two, so it may not see what that one wrote";
+}
+
+std::optional<std::string> RuntimeModel::after_post(std::size_t index, std::uint64_t message, bool happened) const {
+    const Task& task = tasks_.at(index);
+    if (happened || message >= task.due.size() || !task.due[message]) return std::nullopt;
+    return "E6: " + named(index) + "'s poll " + std::to_string(task.polls) + " read message " +
+           std::to_string(message) + ", whose wake returned before the poll began, but does not happen after its post";
+}
+
+std::optional<std::string> RuntimeModel::after_end(std::size_t index, bool happened) const {
+    const Task& task = tasks_.at(index);
+    if (happened || !task.ended) return std::nullopt;
+    return "E6: " + named(index) + "'s join handle answered finished, but does not happen after its poll " +
+           std::to_string(task.polls) + " answered Ready";
 }
 
 void RuntimeModel::answered(std::size_t index, bool ready) {

@@ -4,7 +4,9 @@
 // poll began, the messages it had read, a wake of itself, its answer), and says when
 // two polls of one task overlap (E2), when a task is polled after its end (E3), when a
 // task at rest was owed a poll (E1: a lost wake), and whether shutdown ended every task
-// and each was dropped and freed exactly once (E4, E5).
+// and each was dropped and freed exactly once (E4, E5). Told, too, what the simulator's
+// happens-before says of each poll (no history shows a memory order), it says when a poll
+// is not ordered after what it must see (E6).
 #pragma once
 
 #include <cstddef>
@@ -22,7 +24,12 @@ public:
     // The driver.
     void spawned(std::size_t task) { tasks_.at(task).spawned = true; }
     // A message put into the task's inbox, before its wake (by the driver or a task).
-    void posted(std::size_t task) { ++tasks_.at(task).posted; }
+    void posted(std::size_t task) {
+        ++tasks_.at(task).posted;
+        tasks_.at(task).delivered.push_back(false);
+    }
+    // The wake that followed the task's message `index` (from 0) returned to its poster.
+    void delivered(std::size_t task, std::uint64_t index) { tasks_.at(task).delivered.at(index) = true; }
 
     // A task's poll: it began; it has read `read` messages in all; it woke itself (the
     // runtime owes it another poll); it answered Ready or Pending.
@@ -30,6 +37,13 @@ public:
     std::optional<std::string> read(std::size_t task, std::uint64_t read);
     void woke_itself(std::size_t task) { tasks_.at(task).owes_self = true; }
     void answered(std::size_t task, bool ready);
+    // Whether the poll under way happens after the task's previous poll ended, and after
+    // the post of its message `index`, as the simulator's happens-before says (E6).
+    [[nodiscard]] std::optional<std::string> after_previous_poll(std::size_t task, bool happened) const;
+    [[nodiscard]] std::optional<std::string> after_post(std::size_t task, std::uint64_t index, bool happened) const;
+    // Whether the driver, whose join handle of the task just answered finished, happens
+    // after the end of the task's poll that answered Ready (E6).
+    [[nodiscard]] std::optional<std::string> after_end(std::size_t task, bool happened) const;
     // Its poll function was destroyed (at its end or when the runtime dropped it).
     std::optional<std::string> body_dropped(std::size_t task);
 
@@ -58,6 +72,8 @@ private:
         std::uint64_t read = 0;
         std::uint64_t polls = 0;
         std::uint64_t drops = 0;
+        std::vector<bool> delivered;  // by message: its wake returned
+        std::vector<bool> due;        // by message: delivered when the poll under way began
     };
     std::vector<Task> tasks_;
 };

@@ -50,6 +50,7 @@ constexpr std::array<const char*, 4> message_names{"note", "forward", "self", "f
 struct Letter {
     Message message = Message::note;
     std::uint8_t to = 0;  // forward: the task it posts a note to
+    sim::Stamp posted;    // the poster's moment as it posted (E6)
 };
 
 struct Inbox {
@@ -88,15 +89,31 @@ struct World {
     }
 
     // The model first, then the letter, then the wake: a poll the wake causes must find
-    // the letter.
+    // the letter, and every poll that begins once the wake returned must happen after the
+    // post (E6).
     void post(std::size_t to, Letter letter) {
         model().posted(to);
         Inbox& inbox = this->inbox(to);
+        letter.posted = executor.stamp();
         inbox.letters.push_back(letter);
+        const std::size_t index = inbox.letters.size() - 1;
         if (inbox.waker) {
             const kio::Waker waker = *inbox.waker;
             waker.wake();
+            model().delivered(to, index);
         }
+    }
+
+    // Where the poll that answered Ready ended, for the join handle's check (E6).
+    void ended(std::size_t task, sim::Stamp at) {
+        executor.touch(this);
+        ended_at_[task] = at;
+    }
+    // Whether the running task's next step happens after that poll's end; true for a task
+    // that never answered Ready.
+    bool saw_end(std::size_t task) {
+        executor.touch(this);
+        return !ended_at_[task] || executor.saw(*ended_at_[task]);
     }
 
     void forget_wakers() {
@@ -107,6 +124,7 @@ struct World {
 private:
     oracle::RuntimeModel model_{task_count};
     std::array<Inbox, task_count> inboxes_;
+    std::array<std::optional<sim::Stamp>, task_count> ended_at_;
     std::string violation_;
 };
 
@@ -136,6 +154,7 @@ public:
     kio::Poll<kio::Done> operator()(const kio::Waiter& waiter) {
         World& world = *world_;
         world.fail(world.model().poll_began(task_));
+        if (previous_end_) world.fail(world.model().after_previous_poll(task_, world.executor.saw(*previous_end_)));
         if (Inbox& inbox = world.inbox(task_); !inbox.waker) inbox.waker = waiter.waker();
         bool again = false;
         bool ready = false;
@@ -144,10 +163,12 @@ public:
         while (true) {
             Inbox& inbox = world.inbox(task_);
             if (inbox.read == inbox.letters.size()) break;
-            const Letter letter = inbox.letters[inbox.read++];
+            const std::size_t index = inbox.read++;
+            const Letter letter = inbox.letters[index];
+            world.fail(world.model().after_post(task_, index, world.executor.saw(letter.posted)));
             switch (letter.message) {
                 case Message::note: break;
-                case Message::forward: world.post(letter.to, Letter{Message::note, 0}); break;
+                case Message::forward: world.post(letter.to, Letter{Message::note, 0, {}}); break;
                 case Message::self: again = true; break;
                 case Message::finish: ready = true; break;
             }
@@ -160,7 +181,11 @@ public:
             waiter.waker().wake();
         }
         world.model().answered(task_, ready);
-        if (ready) return kio::Done{};
+        previous_end_ = world.executor.stamp();
+        if (ready) {
+            world.ended(task_, *previous_end_);
+            return kio::Done{};
+        }
         return kio::Poll<kio::Done>::pending();
     }
 
@@ -168,6 +193,7 @@ private:
     World* world_;
     std::size_t task_;
     DropToken token_;
+    std::optional<sim::Stamp> previous_end_;  // where the last poll ended (E6)
 };
 
 struct Step {
@@ -211,7 +237,7 @@ struct Post : Running {
     static constexpr std::size_t weight = 20;
     static constexpr std::array<Argument, 3> arguments{task_argument, message_argument, to_argument};
     static void run(World& world, const Step& step, sim::Task&) {
-        world.post(step.task, Letter{step.message, step.to});
+        world.post(step.task, Letter{step.message, step.to, {}});
     }
 };
 
@@ -223,12 +249,18 @@ struct Wake : WithHandle {
     static void run(World& world, const Step& step, sim::Task&) { world.handles[step.task].waker().wake(); }
 };
 
-// The join handle goes; once the task is done, its last reference may go with it.
+// The join handle goes; once the task is done, its last reference may go with it. A
+// handle that answers finished first must see the task's end (E6): what its last poll
+// and the runtime's finish wrote.
 struct Drop : WithHandle {
     static constexpr const char* name = "drop";
     static constexpr std::size_t weight = 3;
     static constexpr std::array<Argument, 1> arguments{task_argument};
-    static void run(World& world, const Step& step, sim::Task&) { world.handles[step.task] = runtime::JoinHandle(); }
+    static void run(World& world, const Step& step, sim::Task&) {
+        runtime::JoinHandle& handle = world.handles[step.task];
+        if (handle.finished()) world.fail(world.model().after_end(step.task, world.saw_end(step.task)));
+        handle = runtime::JoinHandle();
+    }
 };
 
 struct Yield {
@@ -320,6 +352,7 @@ CaseOutcome run_case(const RuntimeCase& value, const RunSettings& settings) {
     options.parked_at_quiescence_is_quiet = false;  // a task parked on a lock at the end is a deadlock
     options.abandon_unfinished = true;
     options.footprints_complete = true;  // the runtime's atomics and locks, the world's touches
+    options.happens_before = true;       // E6
     sim::Executor executor{options};
     auto world = std::make_unique<World>(executor, value.workers);
 

@@ -149,7 +149,14 @@ void Task::run() {
     // Woken while it ran: back to scheduled, queued once more. Nothing else can change
     // the state of a running task (wakes only add `notified`; cancel waits for the pool).
     MOQ_ASSERT_EQ(expected, TaskBits::running | TaskBits::notified);
-    state_.store(TaskBits::notified, std::memory_order_release);
+    // Back to scheduled by a read-modify-write, never a store. A wake between the failed
+    // exchange and here finds `notified` set, queues nothing, and counts on the next poll
+    // to see what its thread wrote: its release reaches that poll's acquire only through
+    // the release sequence it heads, which a store would end (C++20 [intro.races]).
+    if (MOQ_SITE("task.run.requeue_in_release_sequence", fault))
+        state_.fetch_and(~TaskBits::running, std::memory_order_release);
+    else
+        state_.store(TaskBits::notified, std::memory_order_release);
     retain();
     runtime_->schedule(this);
 }

@@ -209,6 +209,8 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
     slot->body = std::move(body);
     slot->identity = new_wake_target(slot->id);
     TaskSlot* raw = slot.get();
+    if (options_.happens_before)
+        happens_before_.spawned(running_ ? std::optional<std::uint32_t>(running_->id) : std::nullopt, raw->id);
     if (running_) {
         raw->fiber_pending = true;
         // Ids go in the order of spawns: two steps that spawn do not commute.
@@ -301,6 +303,7 @@ void Executor::wake(std::uint32_t task, std::uint64_t identity) {
     }
     ++wakes_;
     ++slot.stats.wakes;
+    if (options_.happens_before && running_) happens_before_.woke(running_->id, slot.id);
     WakeEffect effect = WakeEffect::queued;
     switch (slot.state) {
         case TaskSlot::State::parked:
@@ -397,6 +400,21 @@ void Executor::sync_released_hook(const void* object) {
     if (Executor* executor = running_executor) executor->release_blocked(object);
 }
 
+void Executor::sync_ordered_hook(const void* object, kio::SyncAccess access, std::memory_order order) {
+    if (Executor* executor = running_executor; executor && executor->running_ && executor->options_.happens_before)
+        executor->happens_before_.ordered(executor->running_->id, object, access, order);
+}
+
+Stamp Executor::stamp() const {
+    MOQ_ASSERT(running_ != nullptr);
+    return happens_before_.stamp(running_->id);
+}
+
+bool Executor::saw(Stamp stamp) const {
+    MOQ_ASSERT(running_ != nullptr);
+    return !options_.happens_before || happens_before_.saw(running_->id, stamp);
+}
+
 void Executor::block_on(const void* object) {
     TaskSlot& slot = *running_;
     // One entry a task: one resumed by something else than the release (a spurious poll,
@@ -471,7 +489,8 @@ RunResult Executor::run() {
     const kio::SchedulePointHook previous = kio::schedule_point_hook.load();
     if (options_.schedule_points) kio::set_schedule_point_hook(&Executor::schedule_point_hook);
     static constexpr kio::SyncHooks sync_hooks{&Executor::sync_point_hook, &Executor::touched_hook,
-                                               &Executor::sync_blocked_hook, &Executor::sync_released_hook};
+                                               &Executor::sync_blocked_hook, &Executor::sync_released_hook,
+                                               &Executor::sync_ordered_hook};
     const kio::SyncHooks* previous_sync = kio::sync_hooks.load();
     kio::set_sync_hooks(&sync_hooks);
     const kio::CoreLockObserver previous_observer = kio::core_lock_observer.load();

@@ -25,6 +25,7 @@
 #include "kio/waiter.hpp"
 #include "sim/decisions.hpp"
 #include "sim/event.hpp"
+#include "sim/happens_before.hpp"
 #include "sim/random.hpp"
 #include "sim/strategy.hpp"
 #include "sim/trace.hpp"
@@ -58,6 +59,9 @@ struct Options {
     // end touches only the task's own slot; otherwise each of these makes it unknown, and
     // an exploration lets no such step commute with another.
     bool footprints_complete = false;
+    // Keep happens-before (sim/happens_before.hpp) over the orders of the sync points'
+    // operations, spawns and the simulator's wakes, for Executor::stamp and saw.
+    bool happens_before = false;
     // A wake polls a parked task at once, on the waking task's fiber, as executors that
     // run a woken task inline do; a task already polling records a re-poll instead.
     bool inline_wakes = false;
@@ -200,6 +204,12 @@ public:
         if (options_.chooser) options_.chooser->touched(object);
     }
 
+    // With Options::happens_before: the running task's moment, and whether what a task
+    // did up to `stamp` happens before the running task's next step (always true
+    // without the option, which knows nothing of the orders).
+    [[nodiscard]] Stamp stamp() const;
+    [[nodiscard]] bool saw(Stamp stamp) const;
+
     [[nodiscard]] TaskStats task_stats(std::uint32_t task) const;
     [[nodiscard]] VirtualClock& clock() { return clock_; }
     // The clock has moved and the timers due are still firing: a task polled inline from
@@ -259,6 +269,7 @@ private:
     static void touched_hook(const void* object);
     static void sync_blocked_hook(const void* object);
     static void sync_released_hook(const void* object);
+    static void sync_ordered_hook(const void* object, kio::SyncAccess access, std::memory_order order);
     void block_on(const void* object);
     void abandon_fibers();
     void release_blocked(const void* object);
@@ -332,6 +343,7 @@ private:
     std::vector<const void*> numbered_objects_;                   // object_number's order
     std::vector<std::pair<const void*, std::uint32_t>> blocked_;  // tasks parked on a lock, by lock
     std::exception_ptr task_error_;
+    HappensBefore happens_before_;  // with Options::happens_before
 };
 
 }  // namespace moq::sim

@@ -13,12 +13,19 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <string>
 
 #include "kio/core_lock.hpp"
 
 namespace moq::kio {
+
+// What an operation on an atomic or lock did, as a happens-before checker sees it: a load
+// reads (and acquires, with an acquire order), a store writes (and releases, with a
+// release order), a read-modify-write does both. A lock is a load that acquires, an
+// unlock a store that releases.
+enum class SyncAccess : std::uint8_t { load, store, read_modify_write };
 
 // Installed by a simulator for its runs; all null otherwise.
 struct SyncHooks {
@@ -37,6 +44,10 @@ struct SyncHooks {
     void (*blocked)(const void* object) = nullptr;
     // The mutex `object` was released: tasks blocked on it may try again.
     void (*released)(const void* object) = nullptr;
+    // The operation on `object` took place with `order`. Called after it, so that a
+    // compare-exchange reports what it did: one that failed is a load with its failure
+    // order.
+    void (*ordered)(const void* object, SyncAccess access, std::memory_order order) = nullptr;
 };
 
 inline std::atomic<const SyncHooks*> sync_hooks{nullptr};
@@ -64,6 +75,12 @@ inline void sync_touched(const void* object) noexcept {
         hooks->touched(core_locks_observed ? object : nullptr);
 }
 
+// The operation on `object` took place (see SyncHooks::ordered); never switches.
+inline void sync_ordered(const void* object, SyncAccess access, std::memory_order order) noexcept {
+    if (const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire); hooks && hooks->ordered)
+        hooks->ordered(object, access, order);
+}
+
 // An atomic whose every operation is a sync point named by the atomic's name. Not
 // noexcept, unlike std::atomic: a point reached under a core lock fails an assertion,
 // which a test may catch, and a simulator may unwind a task from its point.
@@ -76,37 +93,48 @@ public:
 
     T load(std::memory_order order = std::memory_order_seq_cst) const {
         point();
-        return value_.load(order);
+        const T value = value_.load(order);
+        ordered(SyncAccess::load, order);
+        return value;
     }
     void store(T desired, std::memory_order order = std::memory_order_seq_cst) {
         point();
         value_.store(desired, order);
+        ordered(SyncAccess::store, order);
     }
     T exchange(T desired, std::memory_order order = std::memory_order_seq_cst) {
         point();
-        return value_.exchange(desired, order);
+        return updated(value_.exchange(desired, order), order);
     }
     T fetch_or(T bits, std::memory_order order = std::memory_order_seq_cst) {
         point();
-        return value_.fetch_or(bits, order);
+        return updated(value_.fetch_or(bits, order), order);
+    }
+    T fetch_and(T bits, std::memory_order order = std::memory_order_seq_cst) {
+        point();
+        return updated(value_.fetch_and(bits, order), order);
     }
     T fetch_add(T step, std::memory_order order = std::memory_order_seq_cst) {
         point();
-        return value_.fetch_add(step, order);
+        return updated(value_.fetch_add(step, order), order);
     }
     T fetch_sub(T step, std::memory_order order = std::memory_order_seq_cst) {
         point();
-        return value_.fetch_sub(step, order);
+        return updated(value_.fetch_sub(step, order), order);
     }
     bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure) {
-        point();
         // A simulated run has one thread: a weak exchange fails only when the values
         // differ, so runs stay deterministic.
-        return value_.compare_exchange_strong(expected, desired, success, failure);
+        return compare_exchange_strong(expected, desired, success, failure);
     }
     bool compare_exchange_strong(T& expected, T desired, std::memory_order success, std::memory_order failure) {
         point();
-        return value_.compare_exchange_strong(expected, desired, success, failure);
+        const bool exchanged = value_.compare_exchange_strong(expected, desired, success, failure);
+        if (exchanged)
+            ordered(SyncAccess::read_modify_write, success);
+        else
+            ordered(SyncAccess::load, failure);
+        return exchanged;
     }
     // Blocks the thread: a simulated task must never wait on an atomic.
     void wait(T old, std::memory_order order = std::memory_order_seq_cst) const noexcept { value_.wait(old, order); }
@@ -114,6 +142,11 @@ public:
 
 private:
     void point() const { sync_point(name_, this); }
+    void ordered(SyncAccess access, std::memory_order order) const { sync_ordered(this, access, order); }
+    T updated(T before, std::memory_order order) {
+        ordered(SyncAccess::read_modify_write, order);
+        return before;
+    }
 
     std::atomic<T> value_;
     const char* name_;
@@ -132,16 +165,20 @@ public:
             const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire);
             if (!hooks || !hooks->blocked) {
                 mutex_.lock();  // real threads: block as std::mutex does
-                return;
+                break;
             }
             hooks->blocked(this);
         }
+        sync_ordered(this, SyncAccess::load, std::memory_order_acquire);
     }
     bool try_lock() {
         sync_point(name_, this);
-        return mutex_.try_lock();
+        const bool locked = mutex_.try_lock();
+        if (locked) sync_ordered(this, SyncAccess::load, std::memory_order_acquire);
+        return locked;
     }
     void unlock() {
+        sync_ordered(this, SyncAccess::store, std::memory_order_release);
         mutex_.unlock();
         sync_touched(this);
         if (const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire); hooks && hooks->released)
