@@ -1,5 +1,7 @@
 #include "oracle/runtime_model.hpp"
 
+#include <algorithm>
+
 namespace moq::oracle {
 
 namespace {
@@ -66,6 +68,31 @@ std::optional<std::string> RuntimeModel::body_dropped(std::size_t index) {
     ++task.drops;
     if (task.polling) return "E4: " + named(index) + "'s poll function was dropped during its poll";
     if (task.drops > 1) return "E4: " + named(index) + "'s poll function was dropped twice";
+    return std::nullopt;
+}
+
+void RuntimeModel::polled_at(std::size_t index, std::int64_t now) {
+    std::erase_if(tasks_.at(index).timers, [now](std::int64_t at) { return at <= now; });
+}
+
+std::optional<std::int64_t> RuntimeModel::latest_timer() const {
+    std::optional<std::int64_t> latest;
+    for (const Task& task : tasks_) {
+        if (task.ended || task.drops != 0) continue;
+        for (const std::int64_t at : task.timers) latest = std::max(latest.value_or(at), at);
+    }
+    return latest;
+}
+
+std::optional<std::string> RuntimeModel::timers_at_rest(std::int64_t now) const {
+    for (std::size_t index = 0; index < tasks_.size(); ++index) {
+        const Task& task = tasks_[index];
+        if (task.ended || task.drops != 0) continue;
+        for (const std::int64_t at : task.timers)
+            if (at <= now)
+                return "E1: missed wake: " + named(index) + " asked the clock for a wake at " + std::to_string(at) +
+                       " ns; the clock is at " + std::to_string(now) + " ns, and no poll began since";
+    }
     return std::nullopt;
 }
 

@@ -36,6 +36,11 @@ public:
     std::optional<std::string> poll_began(std::size_t task);
     std::optional<std::string> read(std::size_t task, std::uint64_t read);
     void woke_itself(std::size_t task) { tasks_.at(task).owes_self = true; }
+    // It asked the clock for a wake at `at` (ns of the clock); a poll that begins at or
+    // after `at` is the one it is owed.
+    void timer_set(std::size_t task, std::int64_t at) { tasks_.at(task).timers.push_back(at); }
+    // The poll under way began at `now`.
+    void polled_at(std::size_t task, std::int64_t now);
     void answered(std::size_t task, bool ready);
     // Whether the poll under way happens after the task's previous poll ended, and after
     // the post of its message `index`, as the simulator's happens-before says (E6).
@@ -49,6 +54,11 @@ public:
 
     // No worker is running and none is called: every task the runtime has must be at rest.
     [[nodiscard]] std::optional<std::string> at_rest() const;
+    // The latest timer a task that can still be polled is owed, if any.
+    [[nodiscard]] std::optional<std::int64_t> latest_timer() const;
+    // At `now`, with no worker running and the timer thread waiting: every timer at or
+    // before `now` of a task that can still be polled was followed by a poll (E1).
+    [[nodiscard]] std::optional<std::string> timers_at_rest(std::int64_t now) const;
     // After the runtime is destroyed: every spawned task's poll function was dropped once.
     [[nodiscard]] std::optional<std::string> shut_down() const;
     // Then, for a task whose join handle is kept: its join answered `finished` (it is
@@ -72,8 +82,9 @@ private:
         std::uint64_t read = 0;
         std::uint64_t polls = 0;
         std::uint64_t drops = 0;
-        std::vector<bool> delivered;  // by message: its wake returned
-        std::vector<bool> due;        // by message: delivered when the poll under way began
+        std::vector<std::int64_t> timers;  // owed a poll at or after each
+        std::vector<bool> delivered;       // by message: its wake returned
+        std::vector<bool> due;             // by message: delivered when the poll under way began
     };
     std::vector<Task> tasks_;
 };

@@ -7,7 +7,9 @@
 // A case is a driver's script over up to three runtime tasks. Each task has an inbox; at
 // every poll it reads its new messages: a note (nothing to do), a forward (post a note
 // to another task and wake it, a wake across workers), a wake of itself during its own
-// poll, or its end (it answers Ready). The driver spawns tasks, posts messages and wakes
+// poll, a sleep (it asks the clock for a wake 10 ms on), or its end (it answers Ready).
+// The clock is the system clock's code (kio/timer_thread_clock.hpp), its timer thread a
+// simulated task (sim/simulated_thread_platform.hpp). The driver spawns tasks, posts messages and wakes
 // them from outside the workers, drops join handles (the last drop may free a task),
 // lets the workers settle, and may shut the runtime down with runs still queued.
 // Judged by oracle/runtime_model (the E rules): no lost wake at rest, no two polls of one
@@ -22,7 +24,9 @@
 #include <utility>
 #include <vector>
 
+#include "kio/deadline.hpp"
 #include "kio/poll.hpp"
+#include "kio/timer_thread_clock.hpp"
 #include "kio/waker.hpp"
 #include "oracle/runtime_model.hpp"
 #include "properties/case_json.hpp"
@@ -34,6 +38,7 @@
 #include "properties/swarm.hpp"
 #include "runtime/runtime.hpp"
 #include "sim/executor.hpp"
+#include "sim/simulated_thread_platform.hpp"
 #include "util/assert.hpp"
 
 namespace moq::properties {
@@ -44,8 +49,13 @@ constexpr std::size_t task_count = 3;
 constexpr std::size_t max_workers = 3;
 
 // What a message asks of the task that reads it.
-enum class Message : std::uint8_t { note, forward, self, finish };
-constexpr std::array<const char*, 4> message_names{"note", "forward", "self", "finish"};
+enum class Message : std::uint8_t { note, forward, self, finish, sleep };
+constexpr std::array<const char*, 5> message_names{"note", "forward", "self", "finish", "sleep"};
+
+// How far on a sleep asks the clock to wake its task.
+constexpr kio::Duration sleep_delay = std::chrono::milliseconds(10);
+
+using SimulatedClock = kio::TimerThreadClock<sim::SimulatedThreadPlatform>;
 
 struct Letter {
     Message message = Message::note;
@@ -68,6 +78,7 @@ struct World {
 
     sim::Executor& executor;
     SimulatedWorkers workers;
+    std::optional<SimulatedClock> clock;  // the runtime's; outlives it
     std::optional<runtime::Runtime> runtime;
     std::array<runtime::JoinHandle, task_count> handles;  // the driver's alone
     std::size_t spawned = 0;                              // the driver's alone
@@ -154,6 +165,7 @@ public:
     kio::Poll<kio::Done> operator()(const kio::Waiter& waiter) {
         World& world = *world_;
         world.fail(world.model().poll_began(task_));
+        world.model().polled_at(task_, world.clock->now().since_start.count());
         if (previous_end_) world.fail(world.model().after_previous_poll(task_, world.executor.saw(*previous_end_)));
         if (Inbox& inbox = world.inbox(task_); !inbox.waker) inbox.waker = waiter.waker();
         bool again = false;
@@ -171,6 +183,12 @@ public:
                 case Message::forward: world.post(letter.to, Letter{Message::note, 0, {}}); break;
                 case Message::self: again = true; break;
                 case Message::finish: ready = true; break;
+                case Message::sleep: {
+                    const kio::Instant at = world.clock->now() + sleep_delay;
+                    world.model().timer_set(task_, at.since_start.count());
+                    world.clock->wake_at(at, waiter);
+                    break;
+                }
             }
         }
         const std::size_t read = world.inbox(task_).read;
@@ -302,13 +320,29 @@ struct RuntimeCase {
     std::uint64_t seed = 0;
 };
 
-// After the script: settle and shut down (unless a stop did), then judge every drop and
-// join, and once every handle and registration is gone, the tasks' frees (E4, E5).
+// Every timer owed to a task that can still be polled (E1): wait for the latest, then
+// for the timer thread to wait again (it fired what was due) and the workers to settle.
+void settle_timers(World& world, sim::Task& task) {
+    const std::optional<std::int64_t> latest = world.model().latest_timer();
+    if (!latest) return;
+    kio::Deadline until{task.clock()};
+    until.set(kio::Instant{kio::Duration(*latest)});
+    task.wait([&](const kio::Waiter& waiter) { return until.poll(waiter); });
+    world.clock->platform().wait_parked(task);
+    settle(world, task);
+    world.fail(world.model().timers_at_rest(world.clock->now().since_start.count()));
+}
+
+// After the script: settle, the timers too, and shut down (unless a stop did), then
+// judge every drop and join, and once every handle and registration is gone (the
+// clock's timers hold some), the tasks' frees (E4, E5).
 void wind_up(World& world, sim::Task& task, std::size_t unfreed_before) {
     if (world.runtime) {
         settle(world, task);
+        settle_timers(world, task);
         world.runtime.reset();
     }
+    world.clock.reset();  // joins its timer thread
     world.fail(world.model().shut_down());
     for (std::size_t index = 0; index < world.spawned; ++index) {
         const runtime::JoinHandle& handle = world.handles[index];
@@ -359,7 +393,9 @@ CaseOutcome run_case(const RuntimeCase& value, const RunSettings& settings) {
     executor.spawn("driver", [&](sim::Task& task) {
         World& driven = *world;
         driven.workers.joined_by(task);
-        driven.runtime.emplace(value.workers, driven.workers, executor.clock());
+        driven.clock.emplace(executor, "timer");
+        driven.clock->platform().joined_by(task);
+        driven.runtime.emplace(value.workers, driven.workers, *driven.clock);
         for (const Step& step : value.steps) {
             task.yield();
             Commands::run(
@@ -386,10 +422,11 @@ struct Traits {
             const auto task = rc::gen::inRange<std::uint8_t>(0, task_count);
             const auto step = rc::gen::build<Step>(
                 rc::gen::set(&Step::command, kind), rc::gen::set(&Step::task, task),
-                rc::gen::set(
-                    &Step::message,
-                    rc::gen::weightedElement<Message>(
-                        {{4, Message::note}, {4, Message::forward}, {2, Message::self}, {1, Message::finish}})),
+                rc::gen::set(&Step::message, rc::gen::weightedElement<Message>({{4, Message::note},
+                                                                                {4, Message::forward},
+                                                                                {2, Message::self},
+                                                                                {1, Message::finish},
+                                                                                {2, Message::sleep}})),
                 rc::gen::set(&Step::to, task));
             return rc::gen::build<RuntimeCase>(
                 rc::gen::set(&RuntimeCase::steps, rc::gen::container<std::vector<Step>>(step)),
@@ -446,7 +483,8 @@ struct Traits {
         };
         for (const char* name : {"spawn", "yield", "settle", "stop"}) steps.push_back(step(name, 0, "note", 0));
         for (int task : {0, 1}) {
-            for (const char* message : {"note", "self", "finish"}) steps.push_back(step("post", task, message, 0));
+            for (const char* message : {"note", "self", "finish", "sleep"})
+                steps.push_back(step("post", task, message, 0));
             steps.push_back(step("post", task, "forward", 1 - task));
             for (const char* name : {"wake", "drop"}) steps.push_back(step(name, task, "note", 0));
         }

@@ -1,40 +1,48 @@
 // The production clock: steady time, with a timer thread that wakes deadlines.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstdint>
+#include <functional>
 #include <mutex>
 #include <thread>
 
-#include "kio/clock.hpp"
-#include "kio/timer_queue.hpp"
+#include "kio/core_lock.hpp"
+#include "kio/timer_thread_clock.hpp"
 
 namespace moq::kio {
 
-class SystemClock final : public Clock {
+// A std::thread, a std::mutex taken as a core lock, and steady time since the clock began.
+class SteadyThreadPlatform {
 public:
-    SystemClock();
-    ~SystemClock() override;
-    SystemClock(const SystemClock&) = delete;
-    SystemClock& operator=(const SystemClock&) = delete;
+    using Mutex = std::mutex;
+    class Guard {
+    public:
+        explicit Guard(std::mutex& mutex) : lock_(mutex, LockLevel::clock) {}
 
-    [[nodiscard]] Instant now() const override;
-    void wake_at(Instant at, const Waiter& waiter) override;
-    // How often the timer thread woke, for tests: a far deadline must not spin it.
-    [[nodiscard]] std::uint64_t timer_turns() const { return turns_.load(std::memory_order_relaxed); }
+    private:
+        CoreLock lock_;
+    };
+    class CondVar : public std::condition_variable {
+    public:
+        explicit CondVar(SteadyThreadPlatform&) {}
+    };
+
+    SteadyThreadPlatform() : start_(std::chrono::steady_clock::now()) {}
+
+    [[nodiscard]] Instant now() const {
+        return Instant{std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - start_)};
+    }
+    void start(std::function<void()> body) { thread_ = std::thread(std::move(body)); }
+    void join() { thread_.join(); }
 
 private:
-    void run();
-
-    const std::chrono::steady_clock::time_point start_;
-    TimerQueue timers_;
-    std::mutex mutex_;
-    std::condition_variable changed_;
-    bool stopping_ = false;
-    std::atomic<std::uint64_t> turns_{0};
+    std::chrono::steady_clock::time_point start_;
     std::thread thread_;
 };
+
+extern template class TimerThreadClock<SteadyThreadPlatform>;
+
+class SystemClock final : public TimerThreadClock<SteadyThreadPlatform> {};
 
 }  // namespace moq::kio

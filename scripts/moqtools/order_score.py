@@ -2,7 +2,7 @@
 """The score of the runtime suite's happens-before check (SPEC E6) on weakened memory orders.
 
 Usage: python3 -m moqtools.order_score [--files runtime/task.cpp,runtime/task.hpp]
-           [--seeds 1-5] [--ops 4] [--bound 2] [--json OUT] [--keep DIR]
+           [--seeds 1-5] [--ops 3] [--bound 2] [--json OUT] [--keep DIR]
 
 Every `std::memory_order_acquire`, `_release`, `_acq_rel` or `_seq_cst` in --files is
 weakened to `std::memory_order_relaxed`, one at a time, as the generator's order_weaken
@@ -65,7 +65,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", default="runtime/task.cpp,runtime/task.hpp")
     parser.add_argument("--seeds", default="1-5")
-    parser.add_argument("--ops", type=int, default=4)
+    parser.add_argument("--ops", type=int, default=3)
     parser.add_argument("--bound", type=int, default=2)
     parser.add_argument("--json")
     parser.add_argument("--keep", help="the scratch folder to use and keep (default: a new one, removed)")
