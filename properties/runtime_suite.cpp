@@ -202,6 +202,9 @@ public:
         previous_end_ = world.executor.stamp();
         if (ready) {
             world.ended(task_, *previous_end_);
+            // An ended task needs no more wakes: its last reference may go on a worker,
+            // where its free must follow every use of its count (E4).
+            world.inbox(task_).waker.reset();
             return kio::Done{};
         }
         return kio::Poll<kio::Done>::pending();

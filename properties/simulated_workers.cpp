@@ -11,7 +11,7 @@ namespace moq::properties {
 void SimulatedWorkers::run(runtime::Drainer drainer) {
     executor_.touch(this);
     ++running_;
-    executor_.spawn("worker" + std::to_string(++called_), [this, drainer](sim::Task&) {
+    spawned_.push_back(executor_.spawn("worker" + std::to_string(++called_), [this, drainer](sim::Task&) {
         // Counted out however the drainer ends: one of the runtime's assertions may throw
         // out of it in the simulated build.
         struct Leaving {
@@ -22,14 +22,17 @@ void SimulatedWorkers::run(runtime::Drainer drainer) {
             }
         } leaving{*this};
         drainer();
-    });
+    }));
 }
 
 void SimulatedWorkers::stop_and_join() {
     executor_.touch(this);
-    if (running_ == 0) return;
-    MOQ_ASSERT(joiner_ != nullptr);
-    wait_idle(*joiner_);
+    if (running_ != 0) {
+        MOQ_ASSERT(joiner_ != nullptr);
+        wait_idle(*joiner_);
+    }
+    // As a thread pool's join: what every worker did happens before what comes next.
+    for (const std::uint32_t worker : spawned_) executor_.joined(worker);
 }
 
 void SimulatedWorkers::wait_idle(sim::Task& task) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "kio/waker.hpp"
 #include "runtime/workers.hpp"
@@ -35,6 +36,7 @@ private:
     std::size_t cores_;
     std::size_t running_ = 0;
     std::size_t called_ = 0;
+    std::vector<std::uint32_t> spawned_;  // every worker's task, for the join's order
     sim::Task* joiner_ = nullptr;
 };
 

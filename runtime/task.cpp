@@ -52,15 +52,22 @@ Task::Task(Runtime& runtime) noexcept : runtime_(&runtime) {
 #if MOQ_SYNC_POINTS
 // The count is a plain atomic, touched under core locks too: no switch here, but the
 // step touched this task.
+// Its orders are reported (no switch either), so the last release can be checked to
+// happen after every use of the count.
 void Task::retain() noexcept {
     kio::sync_touched(this);
-    count_was_zero(references_.fetch_add(1, std::memory_order_relaxed));
+    constexpr std::memory_order order = std::memory_order_relaxed;
+    count_was_zero(references_.fetch_add(1, order));
+    kio::sync_ordered(&references_, kio::SyncAccess::read_modify_write, order);
 }
 
 void Task::release() noexcept {
     kio::sync_touched(this);
-    const std::uint32_t before = references_.fetch_sub(1, std::memory_order_acq_rel);
+    constexpr std::memory_order order = std::memory_order_acq_rel;
+    const std::uint32_t before = references_.fetch_sub(1, order);
+    kio::sync_ordered(&references_, kio::SyncAccess::read_modify_write, order);
     if (count_was_zero(before) || before != 1) return;
+    if (!released_) kio::sync_freed("a task", &references_);
     // Kept, so a later use finds memory to count; a second fall to zero is such a use.
     if (released_) {
         ++zero_count_uses;

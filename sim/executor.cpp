@@ -405,6 +405,19 @@ void Executor::sync_ordered_hook(const void* object, kio::SyncAccess access, std
         executor->happens_before_.ordered(executor->running_->id, object, access, order);
 }
 
+void Executor::sync_freed_hook(const char* what, const void* object) {
+    Executor* executor = running_executor;
+    if (!executor || !executor->running_ || !executor->options_.happens_before) return;
+    if (executor->unordered_free_.empty() && !executor->happens_before_.after_every_use(executor->running_->id, object))
+        executor->unordered_free_ = "E4: " + std::string(what) + " freed by " + executor->running_->name +
+                                    ", which does not happen after every use of its count: a data race on its memory";
+}
+
+void Executor::joined(std::uint32_t task) {
+    // Outside a run (a host destroyed after it) nothing follows to order.
+    if (running_ && options_.happens_before) happens_before_.woke(task, running_->id);
+}
+
 Stamp Executor::stamp() const {
     MOQ_ASSERT(running_ != nullptr);
     return happens_before_.stamp(running_->id);
@@ -488,9 +501,9 @@ RunResult Executor::run() {
     running_executor = this;
     const kio::SchedulePointHook previous = kio::schedule_point_hook.load();
     if (options_.schedule_points) kio::set_schedule_point_hook(&Executor::schedule_point_hook);
-    static constexpr kio::SyncHooks sync_hooks{&Executor::sync_point_hook, &Executor::touched_hook,
+    static constexpr kio::SyncHooks sync_hooks{&Executor::sync_point_hook,   &Executor::touched_hook,
                                                &Executor::sync_blocked_hook, &Executor::sync_released_hook,
-                                               &Executor::sync_ordered_hook};
+                                               &Executor::sync_ordered_hook, &Executor::sync_freed_hook};
     const kio::SyncHooks* previous_sync = kio::sync_hooks.load();
     kio::set_sync_hooks(&sync_hooks);
     const kio::CoreLockObserver previous_observer = kio::core_lock_observer.load();
@@ -523,6 +536,8 @@ RunResult Executor::run() {
 RunResult Executor::run_loop() {
     for (;;) {
         if (task_error_) return finish(Outcome::task_failed, thrown_task_message());
+        // Found in a path that cannot throw (a release): the run fails at the next step.
+        if (!unordered_free_.empty()) return finish(Outcome::task_failed, unordered_free_);
         if (unfinished_ == 0) return finish(Outcome::finished, "every task finished");
         poll_spuriously();
         if (runnable_.empty()) {

@@ -209,6 +209,9 @@ public:
     // without the option, which knows nothing of the orders).
     [[nodiscard]] Stamp stamp() const;
     [[nodiscard]] bool saw(Stamp stamp) const;
+    // The running task joined `task`: what `task` did so far happens before its next
+    // step (a thread's join, which a host of simulated threads calls as it returns).
+    void joined(std::uint32_t task);
 
     [[nodiscard]] TaskStats task_stats(std::uint32_t task) const;
     [[nodiscard]] VirtualClock& clock() { return clock_; }
@@ -270,6 +273,7 @@ private:
     static void sync_blocked_hook(const void* object);
     static void sync_released_hook(const void* object);
     static void sync_ordered_hook(const void* object, kio::SyncAccess access, std::memory_order order);
+    static void sync_freed_hook(const char* what, const void* object);
     void block_on(const void* object);
     void abandon_fibers();
     void release_blocked(const void* object);
@@ -344,6 +348,7 @@ private:
     std::vector<std::pair<const void*, std::uint32_t>> blocked_;  // tasks parked on a lock, by lock
     std::exception_ptr task_error_;
     HappensBefore happens_before_;  // with Options::happens_before
+    std::string unordered_free_;    // the first free it found unordered after a use, if any
 };
 
 }  // namespace moq::sim

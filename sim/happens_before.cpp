@@ -32,12 +32,11 @@ HappensBefore::Clock& HappensBefore::clock_of(std::uint32_t task) {
     return clock;
 }
 
-HappensBefore::Clock& HappensBefore::clock_of(const void* object) {
-    const auto found =
-        std::find_if(objects_.begin(), objects_.end(),
-                     [object](const std::pair<const void*, Clock>& entry) { return entry.first == object; });
-    if (found != objects_.end()) return found->second;
-    return objects_.emplace_back(object, Clock{}).second;
+HappensBefore::Carried& HappensBefore::carried_by(const void* object) {
+    const auto found = std::find_if(objects_.begin(), objects_.end(),
+                                    [object](const Carried& entry) { return entry.object == object; });
+    if (found != objects_.end()) return *found;
+    return objects_.emplace_back(Carried{object, {}, {}});
 }
 
 void HappensBefore::release(std::uint32_t task, Clock& into, bool joined) {
@@ -61,7 +60,9 @@ void HappensBefore::spawned(std::optional<std::uint32_t> parent, std::uint32_t c
 }
 
 void HappensBefore::ordered(std::uint32_t task, const void* object, kio::SyncAccess access, std::memory_order order) {
-    Clock& carried = clock_of(object);
+    Carried& entry = carried_by(object);
+    join(entry.used, clock_of(task));
+    Clock& carried = entry.released;
     switch (access) {
         case kio::SyncAccess::load:
             if (acquires(order)) join(clock_of(task), carried);
@@ -84,6 +85,14 @@ void HappensBefore::woke(std::uint32_t waker, std::uint32_t woken) {
     Clock passed = clock_of(waker);
     ++clock_of(waker)[waker];
     join(clock_of(woken), passed);
+}
+
+bool HappensBefore::after_every_use(std::uint32_t task, const void* object) {
+    const Clock& used = carried_by(object).used;
+    const Clock& own = clock_of(task);
+    for (std::size_t at = 0; at < used.size(); ++at)
+        if (used[at] > (at < own.size() ? own[at] : 0)) return false;
+    return true;
 }
 
 Stamp HappensBefore::stamp(std::uint32_t task) const {

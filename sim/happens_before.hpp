@@ -40,6 +40,9 @@ public:
     // `waker` woke `woken` through the simulator: what `waker` did so far happens before
     // what `woken` does next.
     void woke(std::uint32_t waker, std::uint32_t woken);
+    // Whether every operation on `object` so far happens before `task`'s next step (a free
+    // of what the object counts must).
+    [[nodiscard]] bool after_every_use(std::uint32_t task, const void* object);
 
     [[nodiscard]] Stamp stamp(std::uint32_t task) const;
     // Whether what `stamp`'s task did up to it happens before `task`'s next step.
@@ -47,14 +50,19 @@ public:
 
 private:
     using Clock = std::vector<std::uint32_t>;
+    struct Carried {
+        const void* object = nullptr;
+        Clock released;  // what its release sequence carries
+        Clock used;      // every task's moment at each operation on it
+    };
     Clock& clock_of(std::uint32_t task);
-    Clock& clock_of(const void* object);
+    Carried& carried_by(const void* object);
     // `task` publishes its clock: `into` becomes (or joins) it, and the task moves past it.
     void release(std::uint32_t task, Clock& into, bool join);
     static void join(Clock& into, const Clock& from);
 
     std::vector<Clock> tasks_;
-    std::vector<std::pair<const void*, Clock>> objects_;  // few: looked up in order
+    std::vector<Carried> objects_;  // few: looked up in order
 };
 
 }  // namespace moq::sim

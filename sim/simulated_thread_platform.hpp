@@ -99,22 +99,25 @@ public:
     [[nodiscard]] kio::Instant now() const { return executor_.clock().now(); }
 
     void start(std::function<void()> body) {
-        executor_.spawn(name_, [this, body = std::move(body)](Task& task) {
+        thread_id_ = executor_.spawn(name_, [this, body = std::move(body)](Task& task) {
             thread_ = &task;
             body();
             ended_ = true;
             if (joiner_waker_) std::exchange(joiner_waker_, std::nullopt)->wake();
         });
     }
-    // Parks the joiner (joined_by) until the thread's body returned.
+    // Parks the joiner (joined_by) until the thread's body returned; what the thread did
+    // then happens before what the joiner does next, as a std::thread's join.
     void join() {
-        if (ended_) return;
-        MOQ_ASSERT(joiner_ != nullptr);
-        joiner_->wait([&](const kio::Waiter& waiter) -> kio::Poll<kio::Done> {
-            if (ended_) return kio::Done{};
-            joiner_waker_ = waiter.waker();
-            return kio::Poll<kio::Done>::pending();
-        });
+        if (!ended_) {
+            MOQ_ASSERT(joiner_ != nullptr);
+            joiner_->wait([&](const kio::Waiter& waiter) -> kio::Poll<kio::Done> {
+                if (ended_) return kio::Done{};
+                joiner_waker_ = waiter.waker();
+                return kio::Poll<kio::Done>::pending();
+            });
+        }
+        executor_.joined(thread_id_);
     }
     // The task that destroys the clock, and so joins its thread.
     void joined_by(Task& task) { joiner_ = &task; }
@@ -143,6 +146,7 @@ private:
     std::string name_;
     std::string changed_name_;
     Task* thread_ = nullptr;
+    std::uint32_t thread_id_ = 0;
     Task* joiner_ = nullptr;
     std::optional<kio::Waker> joiner_waker_;
     std::optional<kio::Waker> parked_watcher_;

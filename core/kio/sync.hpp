@@ -48,6 +48,9 @@ struct SyncHooks {
     // compare-exchange reports what it did: one that failed is a load with its failure
     // order.
     void (*ordered)(const void* object, SyncAccess access, std::memory_order order) = nullptr;
+    // The object `what` names is freed by the running step: every earlier use of
+    // `object` (an atomic whose operations reported their orders) must happen before.
+    void (*freed)(const char* what, const void* object) = nullptr;
 };
 
 inline std::atomic<const SyncHooks*> sync_hooks{nullptr};
@@ -79,6 +82,12 @@ inline void sync_touched(const void* object) noexcept {
 inline void sync_ordered(const void* object, SyncAccess access, std::memory_order order) noexcept {
     if (const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire); hooks && hooks->ordered)
         hooks->ordered(object, access, order);
+}
+
+// See SyncHooks::freed; never switches.
+inline void sync_freed(const char* what, const void* object) noexcept {
+    if (const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire); hooks && hooks->freed)
+        hooks->freed(what, object);
 }
 
 // An atomic whose every operation is a sync point named by the atomic's name. Not

@@ -77,6 +77,25 @@ TEST_CASE("a_store_ends_the_release_sequence_a_wake_heads_where_a_read_modify_wr
     }
 }
 
+// A reference count: each task's decrement releases and the last one acquires, so the
+// free that follows the last happens after every use; a relaxed decrement breaks that.
+TEST_CASE("a_free_happens_after_every_use_of_the_count_only_through_its_release_sequence") {
+    for (const std::memory_order first_drop : {std::memory_order_acq_rel, std::memory_order_relaxed}) {
+        CAPTURE(static_cast<int>(first_drop));
+        HappensBefore order = three_tasks();
+        const int count = 0;
+        order.ordered(0, &count, SyncAccess::read_modify_write, std::memory_order_relaxed);  // a retain
+        order.ordered(1, &count, SyncAccess::read_modify_write, first_drop);
+        order.ordered(2, &count, SyncAccess::read_modify_write, std::memory_order_acq_rel);  // the last
+        // Task 0's retain is not ordered before the free by itself...
+        CHECK_FALSE(order.after_every_use(2, &count));
+        // ...until its own release, which a reference's holder makes before letting go.
+        order.ordered(0, &count, SyncAccess::read_modify_write, std::memory_order_acq_rel);
+        order.ordered(2, &count, SyncAccess::read_modify_write, std::memory_order_acq_rel);
+        CHECK(order.after_every_use(2, &count) == (first_drop == std::memory_order_acq_rel));
+    }
+}
+
 TEST_CASE("a_lock_sees_what_came_before_the_last_unlock_and_order_is_transitive") {
     HappensBefore order = three_tasks();
     const int lock = 0;
