@@ -1,4 +1,5 @@
 // moqsim list: suites, strategies and mutation sites.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -98,8 +99,12 @@ int list(const Program&, const std::vector<std::string>& arguments) {
     }
     if (options.sites) {
         std::printf("mutation sites%s:\n", mutation::mutants_enabled() ? "" : " (this build cannot switch them off)");
+        // The names' column as wide as the longest name.
+        int width = 0;
+        for (const mutation::Site& site : mutation::sites())
+            width = std::max(width, static_cast<int>(site.name.size()));
         for (const mutation::Site& site : mutation::sites()) {
-            std::printf("  %-34s %-9s %s:%d%s%s\n", std::string(site.name).c_str(),
+            std::printf("  %-*s %-9s %s:%d%s%s\n", width, std::string(site.name).c_str(),
                         std::string(mutation::category_name(site.category)).c_str(), std::string(site.file).c_str(),
                         site.line,
                         site.survivor_reason.empty() ? "" : "  survivor: ", std::string(site.survivor_reason).c_str());

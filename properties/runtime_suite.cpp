@@ -501,7 +501,10 @@ struct Traits {
 
 const Suite& runtime_suite() {
     static const TypedSuite<RuntimeCase, Traits> suite{
-        "runtime", "the runtime's task state words, references and pool on simulated workers: E1-E5", 2000};
+        "runtime",
+        "the runtime's task state words, references and pool on simulated workers, and the system clock's timer "
+        "thread, with happens-before: E1-E6",
+        2000};
     return suite;
 }
 
