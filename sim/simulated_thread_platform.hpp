@@ -83,6 +83,7 @@ public:
             waiting_.reset();
             lock.lock();
         }
+
         SimulatedThreadPlatform& platform_;
         std::optional<kio::Instant> until_;  // of the wait under way
         std::uint64_t notifications_ = 0;
