@@ -72,7 +72,10 @@ private:
         while (!stopping_) {
             turns_.fetch_add(1, std::memory_order_relaxed);
             lock.unlock();
-            timers_.fire_until(now());
+            // The platform's time, not the virtual now(): the thread runs while a derived
+            // clock is still being built or torn down, when its vtable is not yet (or no
+            // longer) the one a virtual call would read.
+            timers_.fire_until(platform_.now());
             lock.lock();
             if (stopping_) break;
             // Read under the lock wake_at takes after adding, so no new deadline slips by.
@@ -80,7 +83,7 @@ private:
             if (next) {
                 // Measured from now with saturating arithmetic and capped: a far deadline
                 // converted to a steady time point would overflow into the past and spin.
-                changed_.wait_for(lock, std::min(*next - now(), longest_sleep));
+                changed_.wait_for(lock, std::min(*next - platform_.now(), longest_sleep));
             } else {
                 changed_.wait(lock);
             }
