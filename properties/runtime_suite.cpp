@@ -74,7 +74,8 @@ struct Inbox {
 // (sim::Executor::touch), so two steps that both use it never commute, even when a sync
 // point inside a wake split the code between them.
 struct World {
-    World(sim::Executor& runs, std::size_t cores) : executor(runs), workers(runs, cores) {}
+    World(sim::Executor& runs, std::size_t cores, kio::Duration spread_delay)
+        : executor(runs), workers(runs, cores, spread_delay) {}
 
     sim::Executor& executor;
     SimulatedWorkers workers;
@@ -317,9 +318,14 @@ struct Stop {
 
 using Commands = CommandTable<Spawn, Post, Wake, Drop, Yield, Settle, Stop>;
 
+// A spread delay (runtime/workers.hpp) in the cases that have one: half a sleep's, so a
+// spreading turn may fall before, between or after the timers of the tasks.
+constexpr auto case_spread_delay = std::chrono::milliseconds(5);
+
 struct RuntimeCase {
     std::vector<Step> steps;
     std::uint8_t workers = 1;
+    bool spread = false;  // the workers' host has a spread delay
     std::uint64_t seed = 0;
 };
 
@@ -391,7 +397,8 @@ CaseOutcome run_case(const RuntimeCase& value, const RunSettings& settings) {
     options.footprints_complete = true;  // the runtime's atomics and locks, the world's touches
     options.happens_before = true;       // E6
     sim::Executor executor{options};
-    auto world = std::make_unique<World>(executor, value.workers);
+    auto world = std::make_unique<World>(executor, value.workers,
+                                         value.spread ? kio::Duration(case_spread_delay) : kio::Duration::zero());
 
     executor.spawn("driver", [&](sim::Task& task) {
         World& driven = *world;
@@ -434,6 +441,7 @@ struct Traits {
             return rc::gen::build<RuntimeCase>(
                 rc::gen::set(&RuntimeCase::steps, rc::gen::container<std::vector<Step>>(step)),
                 rc::gen::set(&RuntimeCase::workers, rc::gen::inRange<std::uint8_t>(1, max_workers + 1)),
+                rc::gen::set(&RuntimeCase::spread, rc::gen::weightedElement<bool>({{3, false}, {1, true}})),
                 rc::gen::set(&RuntimeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
         });
     }
@@ -445,7 +453,9 @@ struct Traits {
         for (const Step& step : value.steps)
             steps.push_back({Commands::names[step.command], step.task,
                              message_names[static_cast<std::size_t>(step.message)], step.to});
-        return {{"steps", steps}, {"workers", value.workers}, {"seed", value.seed}};
+        nlohmann::json json{{"steps", steps}, {"workers", value.workers}, {"seed", value.seed}};
+        if (value.spread) json["spread"] = true;
+        return json;
     }
 
     static RuntimeCase from_json(const nlohmann::json& json) {
@@ -455,6 +465,10 @@ struct Traits {
         value.workers =
             require_small(json.contains("workers") ? json["workers"] : nlohmann::json(), max_workers, "workers");
         if (value.workers == 0) throw std::invalid_argument("workers must be 1 to " + std::to_string(max_workers));
+        if (json.contains("spread")) {
+            if (!json["spread"].is_boolean()) throw std::invalid_argument("spread is true or false");
+            value.spread = json["spread"].get<bool>();
+        }
         for (const nlohmann::json& step : require_array(json, "steps")) {
             if (!step.is_array() || step.size() != 4 || !step[0].is_string() || !step[2].is_string())
                 throw std::invalid_argument("a step is [name, task, message, to]");
@@ -472,13 +486,14 @@ struct Traits {
     }
 
     static std::string describe(const RuntimeCase& value) {
-        std::string out = std::to_string(value.workers) + " worker" + (value.workers == 1 ? "" : "s") + ", seed " +
-                          std::to_string(value.seed) + ":";
+        std::string out = std::to_string(value.workers) + " worker" + (value.workers == 1 ? "" : "s") +
+                          (value.spread ? ", spread after 5 ms" : "") + ", seed " + std::to_string(value.seed) + ":";
         for (const Step& step : value.steps) out += " " + describe_step(step);
         return out;
     }
 
-    // Two workers or one, tasks 0 and 1 (spawned in order, so no renaming), seed 0.
+    // Two workers or one, and two with a spread delay; tasks 0 and 1 (spawned in order, so
+    // no renaming), seed 0.
     static SmallScope small_scope() {
         std::vector<nlohmann::json> steps;
         const auto step = [](const char* name, int task, const char* message, int to) {
@@ -493,6 +508,7 @@ struct Traits {
         }
         SmallScope scope;
         for (int workers : {1, 2}) scope.shapes.push_back({nlohmann::json{{"workers", workers}, {"seed", 0}}, steps});
+        scope.shapes.push_back({nlohmann::json{{"workers", 2}, {"spread", true}, {"seed", 0}}, steps});
         return scope;
     }
 };

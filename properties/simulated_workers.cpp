@@ -3,15 +3,17 @@
 #include <string>
 #include <utility>
 
+#include "kio/deadline.hpp"
 #include "kio/poll.hpp"
 #include "util/assert.hpp"
 
 namespace moq::properties {
 
-void SimulatedWorkers::run(runtime::Drainer drainer) {
+template <class Body>
+void SimulatedWorkers::spawn_worker(std::string name, Body body) {
     executor_.touch(this);
     ++running_;
-    spawned_.push_back(executor_.spawn("worker" + std::to_string(++called_), [this, drainer](sim::Task&) {
+    spawned_.push_back(executor_.spawn(std::move(name), [this, body = std::move(body)](sim::Task& task) {
         // Counted out however the drainer ends: one of the runtime's assertions may throw
         // out of it in the simulated build.
         struct Leaving {
@@ -21,8 +23,21 @@ void SimulatedWorkers::run(runtime::Drainer drainer) {
                 if (--workers.running_ == 0 && workers.idle_) std::exchange(workers.idle_, std::nullopt)->wake();
             }
         } leaving{*this};
-        drainer();
+        body(task);
     }));
+}
+
+void SimulatedWorkers::run(runtime::Drainer drainer) {
+    spawn_worker("worker" + std::to_string(++called_), [drainer](sim::Task&) { drainer(); });
+}
+
+void SimulatedWorkers::run_after(runtime::Drainer drainer, kio::Duration delay) {
+    spawn_worker("spread" + std::to_string(++called_), [drainer, delay](sim::Task& task) {
+        kio::Deadline until{task.clock()};
+        until.set(task.clock().now() + delay);
+        task.wait([&](const kio::Waiter& waiter) { return until.poll(waiter); });
+        drainer();
+    });
 }
 
 void SimulatedWorkers::stop_and_join() {

@@ -8,40 +8,23 @@
 #include <utility>
 #include <vector>
 
-#include <boost/asio/post.hpp>
-#include <boost/asio/thread_pool.hpp>
-
+#include "runtime/thread_pool.hpp"
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::runtime {
 MOQ_RUNTIME_BUILD_BEGIN
 
-// The default host: Boost.Asio's thread pool, one thread a worker, as many drainers at
-// once as the machine has cores.
-class Runtime::Threads final : public WorkerHost {
-public:
-    explicit Threads(std::size_t workers) : threads_(workers) {}
-    [[nodiscard]] std::size_t cores() const override { return std::max(1u, std::thread::hardware_concurrency()); }
-    void run(Drainer drainer) override { boost::asio::post(threads_, drainer); }
-    void stop_and_join() override {
-        threads_.stop();
-        threads_.join();
-    }
-
-private:
-    boost::asio::thread_pool threads_;
-};
-
 // The workers drain one run queue of the runtime's own. A queued run does not wake a
 // worker of its own: at most `drainers_limit` workers drain at once, one per core the
 // host has (or fewer, with fewer workers), and another is called only while more runs
-// wait than workers drain. So a task that one poll wakes mostly runs on the worker that
-// woke it, and 64 tasks woken by one land cost one or two thread wake-ups, not one per
-// task and per idle worker: on a machine with fewer cores than workers the spare threads
-// would only take turns on the same cores.
+// wait than workers drain and, with the host's spread delay, the oldest of them has waited
+// that long. So a task that one poll wakes mostly runs on the worker that woke it, and 64
+// tasks woken by one land cost one thread wake-up, not one per task and per idle worker,
+// nor two cores sharing every cache line the tasks touch for a burst one core ends soon.
 struct Runtime::Pool {
-    Pool(WorkerHost& workers, std::size_t limit) : host(workers), drainers_limit(limit) {}
+    Pool(WorkerHost& workers, std::size_t limit)
+        : host(workers), drainers_limit(limit), spread_delay(workers.spread_delay()) {}
     ~Pool() {
         // The workers have returned: the runs still queued let go of their references.
         while (detail::Task* task = first) {
@@ -53,15 +36,22 @@ struct Runtime::Pool {
 
     WorkerHost& host;
     const std::size_t drainers_limit;
+    const kio::Duration spread_delay;
     kio::Mutex mutex{"runtime.pool"};  // not a core lock: no core lock or waker is ever taken under it
     detail::Task* first = nullptr;     // the run queue, oldest first; each holds its run's reference
     detail::Task* last = nullptr;
     std::size_t queued = 0;
-    std::size_t drainers = 0;  // workers draining the queue, or called to
-    bool stopping = false;     // a drainer stops at its next run
+    std::size_t drainers = 0;   // workers draining the queue, or called to
+    bool spread_armed = false;  // a spreading turn is given to run_after and has not run
+    bool stopping = false;      // a drainer stops at its next run
 };
 
-void Drainer::operator()() const { runtime_->drain(); }
+void Drainer::operator()() const {
+    if (turn_ == Turn::spread)
+        runtime_->spread();
+    else
+        runtime_->drain();
+}
 
 namespace {
 
@@ -75,7 +65,7 @@ std::size_t checked_workers(std::size_t workers) {
 }  // namespace
 
 Runtime::Runtime(std::size_t workers)
-    : workers_(checked_workers(workers)), threads_(std::make_unique<Threads>(workers_)) {
+    : workers_(checked_workers(workers)), threads_(std::make_unique<ThreadPool>(workers_)) {
     // One drainer per core at most: more would only take turns on the same cores.
     pool_ = std::make_unique<Pool>(*threads_, std::min(workers_, threads_->cores()));
     clock_ = &system_clock_.emplace();
@@ -127,29 +117,57 @@ JoinHandle Runtime::start(detail::Task* task) {
 }
 
 void Runtime::schedule(detail::Task* task) {
-    bool call_drainer = false;
+    const kio::Instant now = spread_now();
+    Call call;
     {
         std::lock_guard lock(pool_->mutex);
         MOQ_ASSERT(task->next_queued == nullptr);
+        task->queued_at = now;
         if (pool_->last)
             pool_->last->next_queued = task;
         else
             pool_->first = task;
         pool_->last = task;
         ++pool_->queued;
-        // One more thread only while more runs wait than threads drain.
-        if (pool_->drainers < pool_->drainers_limit && pool_->queued > pool_->drainers) {
-            ++pool_->drainers;
-            call_drainer = true;
-        }
+        call = another_drainer(now);
     }
-    if (call_drainer) pool_->host.run(Drainer(*this));
+    make(call);
+}
+
+kio::Instant Runtime::spread_now() const {
+    // With one drainer at most there is nothing to spread, and no clock to read per run.
+    const bool spreads = pool_->spread_delay > kio::Duration::zero() && pool_->drainers_limit > 1;
+    return spreads ? clock_->now() : kio::Instant{};
+}
+
+// Under the pool's lock. One more drainer only while more runs wait than drainers drain,
+// and, with a spread delay, once the oldest has waited that long; a younger backlog arms
+// one spreading turn for the moment it will have.
+Runtime::Call Runtime::another_drainer(kio::Instant now) {
+    if (pool_->stopping || pool_->drainers >= pool_->drainers_limit || pool_->queued <= pool_->drainers) return {};
+    const kio::Duration waited = now - pool_->first->queued_at;
+    if (pool_->drainers == 0 || waited >= pool_->spread_delay) {
+        ++pool_->drainers;
+        return {Call::now, {}};
+    }
+    if (pool_->spread_armed) return {};
+    pool_->spread_armed = true;
+    return {Call::later, pool_->spread_delay - waited};
+}
+
+void Runtime::make(Call call) {
+    if (call.when == Call::now)
+        pool_->host.run(Drainer(*this));
+    else if (call.when == Call::later && MOQ_SITE("runtime.spread.arm", notify))
+        pool_->host.run_after(Drainer(*this, Drainer::Turn::spread), call.after);
 }
 
 void Runtime::drain() {
     for (;;) {
         detail::Task* task = nullptr;
+        Call call;
         {
+            const kio::Instant now = spread_now();
             std::unique_lock lock(pool_->mutex);
             if (pool_->stopping || !pool_->first) {
                 // Leaving under the lock that queues: a run queued after this is seen
@@ -166,10 +184,29 @@ void Runtime::drain() {
             if (!pool_->first) pool_->last = nullptr;
             task->next_queued = nullptr;
             --pool_->queued;
+            // The backlog behind this run may have waited long enough for another core.
+            if (pool_->spread_delay > kio::Duration::zero()) call = another_drainer(now);
         }
+        make(call);
         task->run();
         task->release();  // the queued run's reference
     }
+}
+
+void Runtime::spread() {
+    Call call;
+    {
+        const kio::Instant now = clock_->now();
+        std::lock_guard lock(pool_->mutex);
+        pool_->spread_armed = false;
+        if (pool_->stopping || pool_->drainers == 0) return;  // a run queued later calls its own
+        call = another_drainer(now);
+    }
+    if (call.when == Call::now) {
+        drain();  // this turn is the drainer the backlog called
+        return;
+    }
+    make(call);
 }
 
 void Runtime::retire(detail::Task& task) MOQ_RUNTIME_NOEXCEPT {

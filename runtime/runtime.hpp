@@ -1,5 +1,5 @@
 // The runtime: tasks made of the same poll functions the simulator runs, scheduled on a
-// pool of worker threads (Boost.Asio's thread_pool), with the core's SystemClock for
+// pool of worker threads of its own (runtime/thread_pool.hpp), with the core's SystemClock for
 // time; or on the workers of a host, with the host's clock (runtime/workers.hpp). A task is polled by at most one
 // worker at a time (runtime/task.hpp); its wakers are safe from any thread.
 //
@@ -24,6 +24,8 @@
 
 namespace moq::runtime {
 MOQ_RUNTIME_BUILD_BEGIN
+
+class ThreadPool;
 
 class Runtime {
 public:
@@ -55,18 +57,30 @@ private:
     friend class detail::Task;
     friend class Drainer;
     struct Pool;
-    class Threads;
 
     JoinHandle start(detail::Task* task);
     // Queues one run of `task`, adopting the reference it is given.
     void schedule(detail::Task* task);
+    // What a change to the run queue asks of the host: nothing, a drainer now, or a
+    // spreading turn after a while.
+    struct Call {
+        enum When { none, now, later } when = none;
+        kio::Duration after{};
+    };
+    // The clock's time when runs spread after a delay (the pool's decisions read it);
+    // otherwise no time at all.
+    [[nodiscard]] kio::Instant spread_now() const;
+    Call another_drainer(kio::Instant now);
+    void make(Call call);
     // A pool thread's turn at the run queue: polls queued tasks until none is left.
     void drain();
+    // A spreading turn: drains if runs still wait past the spread delay.
+    void spread();
     // The task is done: it leaves the list of live tasks, which lets go of it.
     void retire(detail::Task& task) MOQ_RUNTIME_NOEXCEPT;
 
     std::size_t workers_;
-    std::unique_ptr<Threads> threads_;              // the default host; none when given one
+    std::unique_ptr<ThreadPool> threads_;           // the default host; none when given one
     std::unique_ptr<Pool> pool_;                    // declared before the clock and the tasks: destroyed after them
     std::optional<kio::SystemClock> system_clock_;  // the default clock; none when given one
     kio::Clock* clock_;

@@ -14,6 +14,7 @@
 #include "kio/park.hpp"
 #include "kio/poll.hpp"
 #include "kio/sync.hpp"
+#include "kio/time.hpp"
 #include "kio/waiter.hpp"
 #include "kio/waker.hpp"
 #include "runtime/variant.hpp"
@@ -71,6 +72,7 @@ public:
     // The runtime's run queue, linked through the tasks: a task is queued at most once at
     // a time (only the wake or run that makes it scheduled queues it).
     Task* next_queued = nullptr;
+    kio::Instant queued_at{};  // when its run was queued, under the run queue's lock
 
 protected:
     explicit Task(Runtime& runtime) noexcept;

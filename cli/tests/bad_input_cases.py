@@ -48,6 +48,7 @@ FIXTURES = {
                             ["explore", "--suite", "gate", "--seed", "1", "--case", "30", "--bound", "1"]),
     "gate case": ({}, ["replay", "--suite", "gate", "--seed", "1", "--case", "2"]),
     "waiter case": ({}, ["replay", "--suite", "waiter", "--seed", "1", "--case", "3"]),
+    "runtime case": ({}, ["replay", "--suite", "runtime", "--seed", "1", "--case", "3"]),
 }
 
 SWEEP = ["sweep", "--suite", "waiter", "--cases", "1"]
@@ -398,6 +399,9 @@ CASES = [
      "files": {"mode.json": {"fixture": "gate case", "set": {"case.mode": "sideways"}}}, "mentions": ["'sideways'"]},
     {"name": "case step of an unknown name", "args": ["replay", "step.json"],
      "files": {"step.json": {"fixture": "gate case", "set": {"case.steps.0.0": "leap"}}}, "mentions": ["'leap'"]},
+    {"name": "runtime case whose spread is not true or false", "args": ["replay", "spread.json"],
+     "files": {"spread.json": {"fixture": "runtime case", "set": {"case.spread": 3}}},
+     "mentions": ["spread.json", "spread is true or false"]},
     {"name": "case without its case", "args": ["replay", "hollow.json"],
      "files": {"hollow.json": {"fixture": "gate case", "set": {"case": DELETE}}}, "mentions": ["hollow.json", "no case"]},
     {"name": "case with a negative number", "args": ["replay", "negative.json"],

@@ -12,8 +12,8 @@ MOQ_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 MOQ_PACKAGES=(
     g++ meson ninja-build pkg-config cmake python3
     librapidcheck-dev doctest-dev nlohmann-json3-dev libboost-context-dev libxxhash-dev
-    # The runtime's thread pool (Boost.Asio) and the fanout bench (Google Benchmark).
-    libboost-dev libbenchmark-dev
+    # The fanout bench (Google Benchmark).
+    libbenchmark-dev
 )
 
 # What each other job needs besides, named by the scripts that run it
