@@ -318,9 +318,9 @@ struct Stop {
 
 using Commands = CommandTable<Spawn, Post, Wake, Drop, Yield, Settle, Stop>;
 
-// A spread delay (runtime/workers.hpp) in the cases that have one: half a sleep's, so a
-// spreading turn may fall before, between or after the timers of the tasks.
-constexpr auto case_spread_delay = std::chrono::milliseconds(5);
+// A spread delay (runtime/workers.hpp) in the cases that have one: a sleep's, so a
+// spreading turn armed with a sleep falls due with its timer, and the two race.
+constexpr auto case_spread_delay = std::chrono::milliseconds(10);
 
 struct RuntimeCase {
     std::vector<Step> steps;
@@ -487,7 +487,7 @@ struct Traits {
 
     static std::string describe(const RuntimeCase& value) {
         std::string out = std::to_string(value.workers) + " worker" + (value.workers == 1 ? "" : "s") +
-                          (value.spread ? ", spread after 5 ms" : "") + ", seed " + std::to_string(value.seed) + ":";
+                          (value.spread ? ", spread after 10 ms" : "") + ", seed " + std::to_string(value.seed) + ":";
         for (const Step& step : value.steps) out += " " + describe_step(step);
         return out;
     }

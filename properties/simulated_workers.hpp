@@ -3,7 +3,8 @@
 // simulator, and joining parks the joiner until every one returned (a joiner that yielded
 // in a loop instead would starve them under PCT, which always runs the task of highest
 // priority). Every use of its count touches it (sim::Executor::touch) for explorations.
-// A delayed call (run_after) is a worker task that first sleeps on the virtual clock.
+// A delayed call (run_after) is a worker task that first sleeps on the virtual clock; the
+// workers count as idle while it sleeps, and the join waits for it too.
 #pragma once
 
 #include <cstddef>
@@ -37,15 +38,19 @@ public:
     void wait_idle(sim::Task& task);
 
 private:
-    // A worker task named `name`, counted while it runs, that runs `body`.
+    // A worker task named `name`, counted while it runs, that runs `body` (its `run`,
+    // after its `wait` when `delayed`, counted as delayed meanwhile).
     template <class Body>
-    void spawn_worker(std::string name, Body body);
+    void spawn_worker(std::string name, bool delayed, Body body);
+    // Parks `task` until no worker runs, and none is delayed either with `delayed_too`.
+    void wait_until(sim::Task& task, bool delayed_too);
 
     std::optional<kio::Waker> idle_;  // the joiner's, while it waits
     sim::Executor& executor_;
     std::size_t cores_;
     kio::Duration spread_delay_;
     std::size_t running_ = 0;
+    std::size_t delayed_ = 0;  // spreading turns waiting for their time
     std::size_t called_ = 0;
     std::vector<std::uint32_t> spawned_;  // every worker's task, for the join's order
     sim::Task* joiner_ = nullptr;

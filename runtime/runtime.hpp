@@ -5,8 +5,10 @@
 //
 // Destroying the runtime stops the workers (a poll under way finishes first), then drops
 // every task that has not finished, as a cancelled future is dropped: its poll function
-// is destroyed and its join answers false. Wake nothing of it from other threads once
-// its destructor has begun.
+// is destroyed and its join answers false. Its wakers may be woken from any thread at any
+// time, even while or after it is destroyed: a wake that began before the stop (the
+// clock's timer thread firing a deadline) finds the run queue still there, shared by the
+// tasks, and its run is let go (runtime/run_queue.hpp).
 #pragma once
 
 #include <cstddef>
@@ -18,6 +20,7 @@
 #include "kio/sync.hpp"
 #include "kio/system_clock.hpp"
 #include "runtime/join_handle.hpp"
+#include "runtime/run_queue.hpp"
 #include "runtime/task.hpp"
 #include "runtime/variant.hpp"
 #include "runtime/workers.hpp"
@@ -55,23 +58,10 @@ public:
 
 private:
     friend class detail::Task;
+    friend class detail::RunQueue;
     friend class Drainer;
-    struct Pool;
 
     JoinHandle start(detail::Task* task);
-    // Queues one run of `task`, adopting the reference it is given.
-    void schedule(detail::Task* task);
-    // What a change to the run queue asks of the host: nothing, a drainer now, or a
-    // spreading turn after a while.
-    struct Call {
-        enum When { none, now, later } when = none;
-        kio::Duration after{};
-    };
-    // The clock's time when runs spread after a delay (the pool's decisions read it);
-    // otherwise no time at all.
-    [[nodiscard]] kio::Instant spread_now() const;
-    Call another_drainer(kio::Instant now);
-    void make(Call call);
     // A pool thread's turn at the run queue: polls queued tasks until none is left.
     void drain();
     // A spreading turn: drains if runs still wait past the spread delay.
@@ -81,12 +71,12 @@ private:
 
     std::size_t workers_;
     std::unique_ptr<ThreadPool> threads_;           // the default host; none when given one
-    std::unique_ptr<Pool> pool_;                    // declared before the clock and the tasks: destroyed after them
     std::optional<kio::SystemClock> system_clock_;  // the default clock; none when given one
     kio::Clock* clock_;
-    kio::Mutex live_mutex_{"runtime.live"};  // not a core lock: no core lock or waker is ever taken under it
-    detail::Task* live_ = nullptr;           // tasks not done yet, each holding one reference
-    bool stopping_ = false;                  // under live_mutex_: spawn after shutdown began is a bug
+    std::shared_ptr<detail::RunQueue> queue_;  // shared with the tasks
+    kio::Mutex live_mutex_{"runtime.live"};    // not a core lock: no core lock or waker is ever taken under it
+    detail::Task* live_ = nullptr;             // tasks not done yet, each holding one reference
+    bool stopping_ = false;                    // under live_mutex_: spawn after shutdown began is a bug
 };
 
 MOQ_RUNTIME_BUILD_END

@@ -43,7 +43,7 @@ bool count_was_zero(std::uint32_t before) noexcept {
 
 }  // namespace
 
-Task::Task(Runtime& runtime) noexcept : runtime_(&runtime) {
+Task::Task(Runtime& runtime) noexcept : runtime_(&runtime), queue_(runtime.queue_) {
 #if MOQ_SYNC_POINTS
     ++made_tasks;
 #endif
@@ -123,7 +123,7 @@ void Task::wake() MOQ_RUNTIME_NOEXCEPT {
     }
     if (before != 0) return;
     if (MOQ_SITE("task.wake.queued_reference", fault)) retain();  // the queued run's
-    runtime_->schedule(this);
+    queue_->schedule(this);
 }
 
 void Task::run() {
@@ -165,7 +165,7 @@ void Task::run() {
     else
         state_.store(TaskBits::notified, std::memory_order_release);
     retain();
-    runtime_->schedule(this);
+    queue_->schedule(this);
 }
 
 void Task::cancel() MOQ_RUNTIME_NOEXCEPT {

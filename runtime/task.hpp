@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -25,6 +26,8 @@ MOQ_RUNTIME_BUILD_BEGIN
 class Runtime;
 
 namespace detail {
+
+class RunQueue;
 
 // The state word. idle is 0; scheduled is `notified` alone (queued, not running);
 // running is `running`; a wake during a poll adds `notified`; `done` is final.
@@ -88,6 +91,8 @@ private:
     void finish(std::exception_ptr error) MOQ_RUNTIME_NOEXCEPT;
 
     Runtime* runtime_;
+    // A share of the run queue, which a wake reaches even once the runtime is gone.
+    std::shared_ptr<RunQueue> queue_;
     // Starts scheduled: spawn queues its first run.
     kio::Atomic<std::uint32_t> state_{"task.state", TaskBits::notified};
     // A plain atomic even in a simulated build: wakers are cloned and dropped under the

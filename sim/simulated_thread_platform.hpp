@@ -17,6 +17,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -28,6 +29,15 @@
 #include "util/assert.hpp"
 
 namespace moq::sim {
+
+// A label made at run time that lives as long as the process: a decision keeps its
+// schedule point's label past the run (sim/decisions.hpp), and the platform does not.
+inline const char* lasting_label(const std::string& text) {
+    static std::mutex mutex;
+    static auto* labels = new std::set<std::string>();  // never freed: labels outlive every run
+    std::lock_guard lock(mutex);
+    return labels->insert(text).first->c_str();
+}
 
 class SimulatedThreadPlatform {
 public:
@@ -52,7 +62,7 @@ public:
         void wait(std::unique_lock<Mutex>& lock) { wait_until(lock, std::nullopt); }
         void wait_for(std::unique_lock<Mutex>& lock, kio::Duration delay) { wait_until(lock, platform_.now() + delay); }
         void notify_all() {
-            kio::sync_point(platform_.changed_name_.c_str(), this);
+            kio::sync_point(platform_.changed_label_, this);
             ++notifications_;
             if (waiting_) std::exchange(waiting_, std::nullopt)->wake();
         }
@@ -66,7 +76,7 @@ public:
         // Only the platform's thread waits. Unlocking and parking are one step, as a
         // condition variable's wait is one atomic operation.
         void wait_until(std::unique_lock<Mutex>& lock, std::optional<kio::Instant> until) {
-            kio::sync_point(platform_.changed_name_.c_str(), this);
+            kio::sync_point(platform_.changed_label_, this);
             Task& thread = platform_.thread();
             const std::uint64_t seen = notifications_;
             kio::Deadline deadline{thread.clock()};
@@ -93,7 +103,7 @@ public:
     // `name`: the thread task's name; its condition variable's switch points are
     // "NAME.changed".
     SimulatedThreadPlatform(Executor& executor, std::string name)
-        : executor_(executor), name_(std::move(name)), changed_name_(name_ + ".changed") {}
+        : executor_(executor), name_(std::move(name)), changed_label_(lasting_label(name_ + ".changed")) {}
     SimulatedThreadPlatform(const SimulatedThreadPlatform&) = delete;
     SimulatedThreadPlatform& operator=(const SimulatedThreadPlatform&) = delete;
 
@@ -145,7 +155,7 @@ private:
 
     Executor& executor_;
     std::string name_;
-    std::string changed_name_;
+    const char* changed_label_;
     Task* thread_ = nullptr;
     std::uint32_t thread_id_ = 0;
     Task* joiner_ = nullptr;

@@ -10,7 +10,8 @@ every few hundred schedules and resumed ends exhaustive. A decisions file of a r
 left its schedule (nondeterministic) replays to that failure when it parts again, where
 another file that parts is bad input. Together under a minute.
 
-With --canary SUITE SITE CASE BOUND (a moqsim built with -Dmutants=true): with the site
+With --canary SUITE SITE CASE BOUND (a moqsim built with -Dmutants=true; CASE a sweep
+case of seed 1, or a saved case's path from the tree's top): with the site
 switched off the exploration of that case must fail, write its decisions file, print the
 replay command, and `moqsim replay --decisions FILE` must fail with the same digest; its
 `--shrink --save` must give a case no larger, at no more preemptions, whose saved schedule
@@ -47,9 +48,16 @@ def run(moqsim, *args, cwd=None):
                           check=False, cwd=cwd)
 
 
+def case_arguments(case):
+    """A sweep case of seed 1 by its index, or a saved case by its path from the tree's top."""
+    if str(case).endswith(".json"):
+        return ["--case", str(Path(__file__).resolve().parents[2] / case)]
+    return ["--seed", "1", "--case", str(case)]
+
+
 def explore_json(moqsim, work, suite, case, bound, *extra):
     failure = work / f"{suite}.decisions.json"
-    done = run(moqsim, "explore", "--suite", suite, "--seed", "1", "--case", str(case), "--bound", str(bound),
+    done = run(moqsim, "explore", "--suite", suite, *case_arguments(case), "--bound", str(bound),
                "--json", "--failure", str(failure), *extra)
     totals = json.loads(done.stdout) if done.returncode in (0, 1) and done.stdout else {}
     return done, totals, failure
@@ -232,7 +240,8 @@ def main(argv):
     with tempfile.TemporaryDirectory() as work_dir:
         work = Path(work_dir)
         if len(argv) == 7 and argv[2] == "--canary":
-            check_canary(check, moqsim, work, argv[3], argv[4], int(argv[5]), int(argv[6]))
+            case = argv[5] if argv[5].endswith(".json") else int(argv[5])
+            check_canary(check, moqsim, work, argv[3], argv[4], case, int(argv[6]))
             return check.finish()
         if len(argv) == 7 and argv[2] == "--reduce":
             check_reduce(check, moqsim, work, argv[3], argv[4], int(argv[5]), int(argv[6]))
