@@ -15,7 +15,6 @@ RunQueue::RunQueue(Runtime& owner, WorkerHost& workers, kio::Clock& time, std::s
     : runtime(owner), host(workers), clock(time), drainers_limit(limit), spread_delay(workers.spread_delay()) {}
 
 void RunQueue::schedule(Task* task) MOQ_RUNTIME_NOEXCEPT {
-    const kio::Instant now = spread_now();
     Call call;
     {
         std::lock_guard lock(mutex);
@@ -23,6 +22,8 @@ void RunQueue::schedule(Task* task) MOQ_RUNTIME_NOEXCEPT {
         // The fault: a run queued after the stop waits in a queue no worker drains, and
         // holds its task, which holds the queue.
         if (!stopping || !MOQ_SITE("runtime.schedule.let_go_after_stop", fault)) {
+            // Read only before the stop: the runtime's own clock goes with it.
+            const kio::Instant now = spread_now();
             task->queued_at = now;
             if (last)
                 last->next_queued = task;
@@ -31,6 +32,7 @@ void RunQueue::schedule(Task* task) MOQ_RUNTIME_NOEXCEPT {
             last = task;
             ++queued;
             call = another_drainer(now);
+            if (call.when != Call::none) calls_being_made.fetch_add(1, std::memory_order_relaxed);
             task = nullptr;
         }
     }
@@ -41,7 +43,10 @@ void RunQueue::schedule(Task* task) MOQ_RUNTIME_NOEXCEPT {
         task->release();
         return;
     }
+    if (call.when == Call::none) return;
+    // The host may be the runtime's own: its stop waits for this call to be made.
     make(call);
+    calls_being_made.fetch_sub(1, std::memory_order_release);
 }
 
 kio::Instant RunQueue::spread_now() const {

@@ -12,6 +12,7 @@
 // there: a run queued once the runtime stopped is let go at once.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 
 #include "kio/clock.hpp"
@@ -69,6 +70,10 @@ public:
     std::size_t drainers = 0;   // workers draining the queue, or called to
     bool spread_armed = false;  // a spreading turn is given to run_after and has not run
     bool stopping = false;      // a drainer stops at its next run; no run is queued any more
+    // Calls of the host that schedule decided and has not made yet: the runtime's stop
+    // waits for them, since the host may go with the runtime. Counted up under the lock
+    // before the stop only; a plain atomic, so no switch point is added in a simulated run.
+    std::atomic<std::size_t> calls_being_made{0};
 };
 
 // Releases the queued runs of a list taken by take_all, outside the queue's lock.

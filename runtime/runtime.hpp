@@ -8,7 +8,8 @@
 // is destroyed and its join answers false. Its wakers may be woken from any thread at any
 // time, even while or after it is destroyed: a wake that began before the stop (the
 // clock's timer thread firing a deadline) finds the run queue still there, shared by the
-// tasks, and its run is let go (runtime/run_queue.hpp).
+// tasks, and its run is let go (runtime/run_queue.hpp); one that called a drainer just
+// before the stop has made that call before the stop joins the workers.
 #pragma once
 
 #include <cstddef>

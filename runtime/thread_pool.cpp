@@ -42,6 +42,8 @@ void ThreadPool::run(Drainer drainer) {
     bool wake = false;
     {
         std::lock_guard lock(mutex_);
+        // One runtime a pool: every call runs the one drainer kept.
+        MOQ_ASSERT(!drainer_ || drainer_->same_runtime(drainer));
         drainer_ = drainer;
         ++calls_;
         calls_seen_.store(calls_, std::memory_order_relaxed);

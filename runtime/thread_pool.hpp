@@ -7,7 +7,8 @@
 //     calls wakes as few threads as it needs and an idle pool wakes none;
 //   - a delayed call (run_after) is kept by one parked thread, which waits until its
 //     time, or taken by a thread that comes back from a drainer after it.
-// Every call is run once by one thread. Its lock is never held while a drainer runs.
+// Every call is run once by one thread. Its lock is never held while a drainer runs. A pool
+// serves one runtime.
 #pragma once
 
 #include <atomic>

@@ -22,6 +22,7 @@ public:
     explicit Drainer(Runtime& runtime, Turn turn = Turn::drain) noexcept : runtime_(&runtime), turn_(turn) {}
     void operator()() const;
     [[nodiscard]] Turn turn() const noexcept { return turn_; }
+    [[nodiscard]] bool same_runtime(const Drainer& other) const noexcept { return runtime_ == other.runtime_; }
 
 private:
     Runtime* runtime_;
