@@ -9,11 +9,20 @@
 
 namespace moq::properties {
 
-template <class Body>
-void SimulatedWorkers::spawn_worker(std::string name, bool delayed, Body body) {
+void SimulatedWorkers::spawn_worker(std::string name, runtime::Drainer drainer, std::optional<kio::Duration> delay) {
     executor_.touch(this);
-    ++(delayed ? delayed_ : running_);
-    spawned_.push_back(executor_.spawn(std::move(name), [this, delayed, body = std::move(body)](sim::Task& task) {
+    ++(delay ? delayed_ : running_);
+    spawned_.push_back(executor_.spawn(std::move(name), [this, drainer, delay](sim::Task& task) {
+        if (delay) {
+            // Waiting for its time, it holds no run back: the workers count as idle
+            // meanwhile, so a settle neither waits for it nor lets time pass for it.
+            kio::Deadline until{task.clock()};
+            until.set(task.clock().now() + *delay);
+            task.wait([&](const kio::Waiter& waiter) { return until.poll(waiter); });
+            executor_.touch(this);
+            --delayed_;
+            ++running_;
+        }
         // Counted out however the drainer ends: one of the runtime's assertions may throw
         // out of it in the simulated build.
         struct Leaving {
@@ -22,41 +31,17 @@ void SimulatedWorkers::spawn_worker(std::string name, bool delayed, Body body) {
                 workers.executor_.touch(&workers);
                 if (--workers.running_ == 0 && workers.idle_) std::exchange(workers.idle_, std::nullopt)->wake();
             }
-        };
-        if (delayed) {
-            // Waiting for its time, it holds no run back: the workers count as idle
-            // meanwhile, so a settle neither waits for it nor lets time pass for it.
-            body.wait(task);
-            executor_.touch(this);
-            --delayed_;
-            ++running_;
-        }
-        Leaving leaving{*this};
-        body.run();
+        } leaving{*this};
+        drainer();
     }));
 }
 
 void SimulatedWorkers::run(runtime::Drainer drainer) {
-    struct Now {
-        runtime::Drainer drainer;
-        void wait(sim::Task&) const {}
-        void run() const { drainer(); }
-    };
-    spawn_worker("worker" + std::to_string(++called_), false, Now{drainer});
+    spawn_worker("worker" + std::to_string(++called_), drainer, std::nullopt);
 }
 
 void SimulatedWorkers::run_after(runtime::Drainer drainer, kio::Duration delay) {
-    struct Later {
-        runtime::Drainer drainer;
-        kio::Duration delay;
-        void wait(sim::Task& task) const {
-            kio::Deadline until{task.clock()};
-            until.set(task.clock().now() + delay);
-            task.wait([&](const kio::Waiter& waiter) { return until.poll(waiter); });
-        }
-        void run() const { drainer(); }
-    };
-    spawn_worker("spread" + std::to_string(++called_), true, Later{drainer, delay});
+    spawn_worker("spread" + std::to_string(++called_), drainer, delay);
 }
 
 void SimulatedWorkers::stop_and_join() {

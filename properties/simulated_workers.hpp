@@ -38,10 +38,9 @@ public:
     void wait_idle(sim::Task& task);
 
 private:
-    // A worker task named `name`, counted while it runs, that runs `body` (its `run`,
-    // after its `wait` when `delayed`, counted as delayed meanwhile).
-    template <class Body>
-    void spawn_worker(std::string name, bool delayed, Body body);
+    // A worker task named `name` that runs `drainer`, counted while it runs; with a
+    // `delay`, it first sleeps that long on the virtual clock, counted as delayed.
+    void spawn_worker(std::string name, runtime::Drainer drainer, std::optional<kio::Duration> delay);
     // Parks `task` until no worker runs, and none is delayed either with `delayed_too`.
     void wait_until(sim::Task& task, bool delayed_too);
 

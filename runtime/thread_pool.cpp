@@ -72,7 +72,6 @@ bool ThreadPool::tell_one_to_wake() {
     if (parked_ == 0) return false;
     --parked_;
     ++waking_;
-    ++wake_tokens_;
     ++counts_.wakeups;
     return true;
 }
@@ -126,15 +125,14 @@ void ThreadPool::park(std::unique_lock<std::mutex>& lock) {
     const bool keeper = delayed_.has_value() && !delayed_kept_;
     if (keeper) delayed_kept_ = true;
     ++parked_;
-    const auto woken = [&] { return wake_tokens_ > 0 || stopping_; };
+    const auto woken = [&] { return waking_ > 0 || stopping_; };
     if (keeper)
         parked_cv_.wait_until(lock, delayed_at_, woken);
     else
         parked_cv_.wait(lock, woken);
     if (keeper) delayed_kept_ = false;
-    if (wake_tokens_ > 0) {
-        --wake_tokens_;
-        --waking_;
+    if (waking_ > 0) {
+        --waking_;  // a wake is taken by whichever parked thread sees it first
     } else {
         --parked_;  // the stop, or the delayed call's time
     }

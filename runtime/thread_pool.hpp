@@ -86,8 +86,7 @@ private:
     std::size_t spinning_ = 0;                // 0 or 1: threads looking for a call without the lock
     std::size_t parked_ = 0;                  // threads waiting on parked_cv_ not yet told to wake
     std::size_t waking_ = 0;                  // threads told to wake that have not taken the wake yet
-    std::size_t wake_tokens_ = 0;
-    std::optional<Drainer> delayed_;  // the spreading turn run_after was given
+    std::optional<Drainer> delayed_;          // the spreading turn run_after was given
     std::chrono::steady_clock::time_point delayed_at_;
     bool delayed_kept_ = false;  // a parked thread waits for its time
     bool stopping_ = false;
