@@ -37,8 +37,10 @@
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "runtime/runtime.hpp"
+#include "runtime/thread_pool.hpp"
 #include "sim/executor.hpp"
 #include "sim/simulated_thread_platform.hpp"
+#include "sim/simulated_threads.hpp"
 #include "util/assert.hpp"
 
 namespace moq::properties {
@@ -56,6 +58,14 @@ constexpr std::array<const char*, 5> message_names{"note", "forward", "self", "f
 constexpr kio::Duration sleep_delay = std::chrono::milliseconds(10);
 
 using SimulatedClock = kio::TimerThreadClock<sim::SimulatedThreadPlatform>;
+// The runtime's own thread pool, its threads simulated tasks.
+using SimulatedPool = runtime::BasicThreadPool<sim::SimulatedThreads>;
+
+// Where the runtime's drainers run: each a new simulated task (SimulatedWorkers), or the
+// runtime's thread pool on simulated threads, whose park and wake handshakes are then
+// explored too.
+enum class Host : std::uint8_t { workers, pool };
+constexpr std::array<const char*, 2> host_names{"workers", "pool"};
 
 struct Letter {
     Message message = Message::note;
@@ -79,10 +89,20 @@ struct World {
 
     sim::Executor& executor;
     SimulatedWorkers workers;
+    std::optional<SimulatedPool> pool;    // the host instead of `workers`, in a pool case
     std::optional<SimulatedClock> clock;  // the runtime's; outlives it
     std::optional<runtime::Runtime> runtime;
     std::array<runtime::JoinHandle, task_count> handles;  // the driver's alone
     std::size_t spawned = 0;                              // the driver's alone
+
+    runtime::WorkerHost& host() { return pool ? static_cast<runtime::WorkerHost&>(*pool) : workers; }
+    // Parks `task` until the host runs no drainer (delayed turns still waiting count as idle).
+    void wait_idle(sim::Task& task) {
+        if (pool)
+            pool->platform().wait_idle(task);
+        else
+            workers.wait_idle(task);
+    }
 
     oracle::RuntimeModel& model() {
         executor.touch(this);
@@ -295,7 +315,7 @@ struct Yield {
 
 // Until no worker runs: then every task must be at rest (E1).
 void settle(World& world, sim::Task& task) {
-    world.workers.wait_idle(task);
+    world.wait_idle(task);
     world.fail(world.model().at_rest());
 }
 
@@ -326,6 +346,7 @@ struct RuntimeCase {
     std::vector<Step> steps;
     std::uint8_t workers = 1;
     bool spread = false;  // the workers' host has a spread delay
+    Host host = Host::workers;
     std::uint64_t seed = 0;
 };
 
@@ -405,7 +426,13 @@ CaseOutcome run_case(const RuntimeCase& value, const RunSettings& settings) {
         driven.workers.joined_by(task);
         driven.clock.emplace(executor, "timer");
         driven.clock->platform().joined_by(task);
-        driven.runtime.emplace(value.workers, driven.workers, *driven.clock);
+        if (value.host == Host::pool) {
+            // One look before a thread parks: the spinner's window, at one switch point.
+            const runtime::ThreadPoolSettings pool_settings{
+                .spin_rounds = 1, .spread_delay = driven.workers.spread_delay(), .cores = value.workers};
+            driven.pool.emplace(value.workers, pool_settings, executor);
+        }
+        driven.runtime.emplace(value.workers, driven.host(), *driven.clock);
         for (const Step& step : value.steps) {
             task.yield();
             Commands::run(
@@ -442,6 +469,7 @@ struct Traits {
                 rc::gen::set(&RuntimeCase::steps, rc::gen::container<std::vector<Step>>(step)),
                 rc::gen::set(&RuntimeCase::workers, rc::gen::inRange<std::uint8_t>(1, max_workers + 1)),
                 rc::gen::set(&RuntimeCase::spread, rc::gen::weightedElement<bool>({{3, false}, {1, true}})),
+                rc::gen::set(&RuntimeCase::host, rc::gen::weightedElement<Host>({{2, Host::workers}, {1, Host::pool}})),
                 rc::gen::set(&RuntimeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
         });
     }
@@ -455,6 +483,7 @@ struct Traits {
                              message_names[static_cast<std::size_t>(step.message)], step.to});
         nlohmann::json json{{"steps", steps}, {"workers", value.workers}, {"seed", value.seed}};
         if (value.spread) json["spread"] = true;
+        if (value.host != Host::workers) json["host"] = host_names[static_cast<std::size_t>(value.host)];
         return json;
     }
 
@@ -468,6 +497,14 @@ struct Traits {
         if (json.contains("spread")) {
             if (!json["spread"].is_boolean()) throw std::invalid_argument("spread is true or false");
             value.spread = json["spread"].get<bool>();
+        }
+        if (json.contains("host")) {
+            const nlohmann::json& host = json["host"];
+            const auto found = host.is_string()
+                                   ? std::find(host_names.begin(), host_names.end(), host.get<std::string>())
+                                   : host_names.end();
+            if (found == host_names.end()) throw std::invalid_argument("host is \"workers\" or \"pool\"");
+            value.host = static_cast<Host>(found - host_names.begin());
         }
         for (const nlohmann::json& step : require_array(json, "steps")) {
             if (!step.is_array() || step.size() != 4 || !step[0].is_string() || !step[2].is_string())
@@ -487,12 +524,14 @@ struct Traits {
 
     static std::string describe(const RuntimeCase& value) {
         std::string out = std::to_string(value.workers) + " worker" + (value.workers == 1 ? "" : "s") +
+                          (value.host == Host::pool ? " on the thread pool" : "") +
                           (value.spread ? ", spread after 10 ms" : "") + ", seed " + std::to_string(value.seed) + ":";
         for (const Step& step : value.steps) out += " " + describe_step(step);
         return out;
     }
 
-    // Two workers or one, and two with a spread delay; tasks 0 and 1 (spawned in order, so
+    // Two workers or one, two with a spread delay, and one thread of the pool (two make
+    // its exploration eight times larger); tasks 0 and 1 (spawned in order, so
     // no renaming), seed 0.
     static SmallScope small_scope() {
         std::vector<nlohmann::json> steps;
@@ -509,6 +548,7 @@ struct Traits {
         SmallScope scope;
         for (int workers : {1, 2}) scope.shapes.push_back({nlohmann::json{{"workers", workers}, {"seed", 0}}, steps});
         scope.shapes.push_back({nlohmann::json{{"workers", 2}, {"spread", true}, {"seed", 0}}, steps});
+        scope.shapes.push_back({nlohmann::json{{"workers", 1}, {"host", "pool"}, {"seed", 0}}, steps});
         return scope;
     }
 };

@@ -32,7 +32,10 @@ void RunQueue::schedule(Task* task) MOQ_RUNTIME_NOEXCEPT {
             last = task;
             ++queued;
             call = another_drainer(now);
-            if (call.when != Call::none) calls_being_made.fetch_add(1, std::memory_order_relaxed);
+            if (call.when != Call::none) {
+                kio::sync_touched(&calls_being_made);
+                calls_being_made.fetch_add(1, std::memory_order_relaxed);
+            }
             task = nullptr;
         }
     }
@@ -46,6 +49,7 @@ void RunQueue::schedule(Task* task) MOQ_RUNTIME_NOEXCEPT {
     if (call.when == Call::none) return;
     // The host may be the runtime's own: its stop waits for this call to be made.
     make(call);
+    kio::sync_touched(&calls_being_made);
     calls_being_made.fetch_sub(1, std::memory_order_release);
 }
 

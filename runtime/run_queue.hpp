@@ -72,7 +72,8 @@ public:
     bool stopping = false;      // a drainer stops at its next run; no run is queued any more
     // Calls of the host that schedule decided and has not made yet: the runtime's stop
     // waits for them, since the host may go with the runtime. Counted up under the lock
-    // before the stop only; a plain atomic, so no switch point is added in a simulated run.
+    // before the stop only; a plain atomic, so no switch point is added in a simulated run
+    // (its uses touch it, for the sleep sets, and the stop's wait yields: kio::sync_yield).
     std::atomic<std::size_t> calls_being_made{0};
 };
 

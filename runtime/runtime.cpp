@@ -59,7 +59,11 @@ Runtime::~Runtime() {
     // A wake from another thread may have decided a call of the host before the stop and
     // not made it yet: the host (and its join) must see that call first. None is decided
     // after the stop, so the count only falls from here.
-    while (queue_->calls_being_made.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+    for (;;) {
+        kio::sync_touched(&queue_->calls_being_made);
+        if (queue_->calls_being_made.load(std::memory_order_acquire) == 0) break;
+        kio::sync_yield();
+    }
     queue_->host.stop_and_join();
     {
         // No worker runs now, and no run is queued any more: the runs still queued let go.

@@ -29,8 +29,6 @@
 namespace moq::runtime {
 MOQ_RUNTIME_BUILD_BEGIN
 
-class ThreadPool;
-
 class Runtime {
 public:
     static constexpr std::size_t max_workers = 256;
@@ -71,7 +69,7 @@ private:
     void retire(detail::Task& task) MOQ_RUNTIME_NOEXCEPT;
 
     std::size_t workers_;
-    std::unique_ptr<ThreadPool> threads_;           // the default host; none when given one
+    std::unique_ptr<WorkerHost> threads_;           // the default host, a ThreadPool; none when given one
     std::optional<kio::SystemClock> system_clock_;  // the default clock; none when given one
     kio::Clock* clock_;
     std::shared_ptr<detail::RunQueue> queue_;  // shared with the tasks

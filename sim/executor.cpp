@@ -182,6 +182,11 @@ WakeTarget* Executor::new_wake_target(std::uint32_t task) {
 
 Executor* Executor::current() { return running_executor; }
 
+Task Executor::running_task() {
+    MOQ_ASSERT(running_ != nullptr);
+    return Task(*this, *running_);
+}
+
 namespace {
 
 // The fibers of runs that ended with tasks unfinished and asked not to unwind them; kept
@@ -354,9 +359,10 @@ bool Executor::suspend_until_over(TaskSlot& slot) {
 }
 
 const std::vector<std::uint32_t>& Executor::runnable_except(std::uint32_t task) {
+    // A spinner waits for another task to act: switching to it would only spin again.
     others_.clear();
     for (std::uint32_t id : runnable_)
-        if (id != task) others_.push_back(id);
+        if (id != task && std::find(spinning_.begin(), spinning_.end(), id) == spinning_.end()) others_.push_back(id);
     return others_;
 }
 
@@ -379,6 +385,24 @@ void Executor::preempt_point(const char* where, const void* object) {
 
 void Executor::schedule_point_hook(const char* where, const void* object) {
     if (Executor* executor = running_executor) executor->preempt_point(where, object);
+}
+
+void Executor::sync_yield_hook() {
+    if (Executor* executor = running_executor; executor && executor->running_) executor->spin_yield();
+}
+
+void Executor::spin_yield() {
+    TaskSlot& slot = *running_;
+    if (std::find(spinning_.begin(), spinning_.end(), slot.id) == spinning_.end()) spinning_.push_back(slot.id);
+    Task(*this, slot).yield();
+}
+
+const std::vector<std::uint32_t>& Executor::pickable() {
+    if (spinning_.empty()) return runnable_;
+    pickable_.clear();
+    for (std::uint32_t id : runnable_)
+        if (std::find(spinning_.begin(), spinning_.end(), id) == spinning_.end()) pickable_.push_back(id);
+    return pickable_.empty() ? runnable_ : pickable_;
 }
 
 void Executor::sync_point_hook(const char* where, const void* object) {
@@ -503,7 +527,8 @@ RunResult Executor::run() {
     if (options_.schedule_points) kio::set_schedule_point_hook(&Executor::schedule_point_hook);
     static constexpr kio::SyncHooks sync_hooks{&Executor::sync_point_hook,   &Executor::touched_hook,
                                                &Executor::sync_blocked_hook, &Executor::sync_released_hook,
-                                               &Executor::sync_ordered_hook, &Executor::sync_freed_hook};
+                                               &Executor::sync_ordered_hook, &Executor::sync_freed_hook,
+                                               &Executor::sync_yield_hook};
     const kio::SyncHooks* previous_sync = kio::sync_hooks.load();
     kio::set_sync_hooks(&sync_hooks);
     const kio::CoreLockObserver previous_observer = kio::core_lock_observer.load();
@@ -630,7 +655,10 @@ RunResult Executor::finish_idle() {
 }
 
 void Executor::step() {
-    const std::uint32_t chosen = options_.chooser ? choose_pick() : strategy_->pick(runnable_);
+    const std::vector<std::uint32_t>& candidates = pickable();
+    const std::uint32_t chosen = options_.chooser ? choose_pick(candidates) : strategy_->pick(candidates);
+    // Another task steps: every spinner may look again after it.
+    if (std::find(spinning_.begin(), spinning_.end(), chosen) == spinning_.end()) spinning_.clear();
     runnable_.erase(std::find(runnable_.begin(), runnable_.end(), chosen));
     TaskSlot& slot = *tasks_[chosen];
     if (slot.fiber_pending) make_fiber(slot);

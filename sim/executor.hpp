@@ -233,6 +233,9 @@ public:
 
     // The task running now, if any (the schedule point hook needs it).
     static Executor* current();
+    // The task running now, for code that several tasks run and that must park its caller
+    // (a simulated platform's condition variable). Only from inside a task.
+    Task running_task();
     // Tasks spawned and not finished: after a run, those whose fibers its destructor will
     // unwind, or leave as they are (Options::abandon_unfinished).
     [[nodiscard]] std::size_t unfinished_tasks() const { return unfinished_; }
@@ -274,13 +277,19 @@ private:
     static void sync_released_hook(const void* object);
     static void sync_ordered_hook(const void* object, kio::SyncAccess access, std::memory_order order);
     static void sync_freed_hook(const char* what, const void* object);
+    static void sync_yield_hook();
     void block_on(const void* object);
     void abandon_fibers();
     void release_blocked(const void* object);
     // The decisions asked of options_.chooser (executor_decisions.cpp): the task to run,
     // a switch at a schedule point, a spurious poll, a fresh-task poll, a clock jump, and
     // the order of the timer wakes held back while the clock moved.
-    std::uint32_t choose_pick();
+    std::uint32_t choose_pick(const std::vector<std::uint32_t>& candidates);
+    // The running task spins until another acts (kio::sync_yield): it yields, and is not
+    // picked again while another task can run, until another task has taken a step.
+    void spin_yield();
+    // The runnable tasks a pick chooses from: those not spinning, unless only spinners are.
+    const std::vector<std::uint32_t>& pickable();
     void choose_preempt(detail::TaskSlot& slot, const char* where, const void* object);
     void choose_spurious_poll();
     [[nodiscard]] bool choose_fresh_poll();
@@ -319,6 +328,8 @@ private:
     std::deque<std::unique_ptr<detail::TaskSlot>> tasks_;
     std::vector<std::uint32_t> runnable_;    // in the order tasks became runnable
     std::vector<std::uint32_t> others_;      // runnable_except's answer
+    std::vector<std::uint32_t> spinning_;    // spun since another task last stepped (spin_yield)
+    std::vector<std::uint32_t> pickable_;    // pickable's answer
     std::vector<detail::TaskSlot*> parked_;  // the parked tasks, when a spurious poll picks one
     detail::TaskSlot* running_ = nullptr;    // the innermost task running (inline wakes nest)
     bool firing_timers_ = false;             // the clock has moved and its timers are firing

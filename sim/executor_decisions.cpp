@@ -9,27 +9,27 @@
 
 namespace moq::sim {
 
-std::uint32_t Executor::choose_pick() {
+std::uint32_t Executor::choose_pick(const std::vector<std::uint32_t>& candidates) {
     if (forced_next_ != UINT32_MAX) {  // a switch at a schedule point chose it
         const std::uint32_t chosen = std::exchange(forced_next_, UINT32_MAX);
         MOQ_ASSERT(std::find(runnable_.begin(), runnable_.end(), chosen) != runnable_.end());
         return chosen;
     }
-    if (runnable_.size() == 1) return runnable_.front();
+    if (candidates.size() == 1) return candidates.front();
     // The task that ran last, if it can still run (it yielded, or was woken during its
     // own poll), goes on by default; running another is a preemption. Otherwise the
     // first runnable goes, and any other is free: the last task parked or ended.
-    const auto last = std::find(runnable_.begin(), runnable_.end(), last_stepped_);
-    const bool still_runnable = last != runnable_.end();
+    const auto last = std::find(candidates.begin(), candidates.end(), last_stepped_);
+    const bool still_runnable = last != candidates.end();
     const DecisionPoint point{.kind = DecisionKind::pick,
-                              .options = static_cast<std::uint32_t>(runnable_.size()),
-                              .fallback = still_runnable ? static_cast<std::uint32_t>(last - runnable_.begin()) : 0,
+                              .options = static_cast<std::uint32_t>(candidates.size()),
+                              .fallback = still_runnable ? static_cast<std::uint32_t>(last - candidates.begin()) : 0,
                               .costly = still_runnable,
                               .where = "pick",
-                              .tasks = runnable_.data()};
+                              .tasks = candidates.data()};
     const std::uint32_t choice = decide(point);
     MOQ_ASSERT_LT(choice, point.options);
-    return runnable_[choice];
+    return candidates[choice];
 }
 
 void Executor::choose_preempt(detail::TaskSlot& slot, const char* where, const void* object) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "kio/core_lock.hpp"
 
@@ -51,6 +52,8 @@ struct SyncHooks {
     // The object `what` names is freed by the running step: every earlier use of
     // `object` (an atomic whose operations reported their orders) must happen before.
     void (*freed)(const char* what, const void* object) = nullptr;
+    // The running task spins until another task acts (sync_yield): run another first.
+    void (*yield)() = nullptr;
 };
 
 inline std::atomic<const SyncHooks*> sync_hooks{nullptr};
@@ -88,6 +91,16 @@ inline void sync_ordered(const void* object, SyncAccess access, std::memory_orde
 inline void sync_freed(const char* what, const void* object) noexcept {
     if (const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire); hooks && hooks->freed)
         hooks->freed(what, object);
+}
+
+// The caller waits in a spin for another thread to act: a simulator runs another task
+// first (a loop of loads alone would never give the one thread it runs on away); on real
+// threads, the thread yields.
+inline void sync_yield() {
+    if (const SyncHooks* hooks = sync_hooks.load(std::memory_order_acquire); hooks && hooks->yield)
+        hooks->yield();
+    else
+        std::this_thread::yield();
 }
 
 // An atomic whose every operation is a sync point named by the atomic's name. Not
@@ -217,6 +230,10 @@ class Mutex : public std::mutex {
 public:
     explicit constexpr Mutex(const char*) noexcept {}
 };
+
+// Nothing to tell without a simulator.
+inline void sync_touched(const void*) noexcept {}
+inline void sync_yield() noexcept { std::this_thread::yield(); }
 
 }  // namespace plain
 

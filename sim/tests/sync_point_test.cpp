@@ -134,3 +134,43 @@ TEST_CASE("a_task_parked_on_a_lock_at_the_end_is_a_deadlock_and_an_abandoned_run
     }
     CHECK(Executor::abandoned_runs() == abandoned + 1);
 }
+
+// A task that waits in a spin for another (kio::sync_yield) must let it run, whatever the
+// strategy: PCT runs the task of highest priority for ever, and an exploration's default
+// keeps the running task, so a yield that only stayed runnable would spin to the step
+// budget. The spinner is held back until another task has taken a step.
+TEST_CASE("a_spinning_task_lets_the_one_it_waits_for_run_under_every_strategy") {
+    const auto spin_run = [](Options options) {
+        moq::kio::Atomic<bool> flag{"test.flag", false};
+        int spins = 0;
+        Executor executor{options};
+        executor.spawn("spinner", [&](Task&) {
+            while (!flag.load()) {
+                ++spins;
+                moq::kio::sync_yield();
+            }
+        });
+        executor.spawn("setter", [&](Task& task) {
+            task.yield();
+            task.yield();
+            flag.store(true);
+        });
+        const moq::sim::RunResult result = executor.run();
+        CHECK_MESSAGE(result.outcome == Outcome::finished, result.message);
+        return spins;
+    };
+    for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+        for (const StrategyKind kind : {StrategyKind::fifo, StrategyKind::random, StrategyKind::pct}) {
+            Options options = random_run(seed);
+            options.strategy.kind = kind;
+            options.max_steps = 1000;
+            // The setter steps three times, and the spinner looks once between its steps at most.
+            CHECK_LE(spin_run(options), 4);
+        }
+    }
+    moq::sim::ChoiceList defaults{{}};
+    Options explored;
+    explored.chooser = &defaults;
+    explored.max_steps = 1000;
+    CHECK_LE(spin_run(explored), 4);
+}
