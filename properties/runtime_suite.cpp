@@ -99,7 +99,7 @@ struct World {
     // Parks `task` until the host runs no drainer (delayed turns still waiting count as idle).
     void wait_idle(sim::Task& task) {
         if (pool)
-            pool->platform().wait_idle(task);
+            pool->platform().wait_idle(task, [this] { return !pool->waking(); });
         else
             workers.wait_idle(task);
     }
@@ -469,8 +469,10 @@ struct Traits {
                 rc::gen::set(&RuntimeCase::steps, rc::gen::container<std::vector<Step>>(step)),
                 rc::gen::set(&RuntimeCase::workers, rc::gen::inRange<std::uint8_t>(1, max_workers + 1)),
                 rc::gen::set(&RuntimeCase::spread, rc::gen::weightedElement<bool>({{3, false}, {1, true}})),
-                rc::gen::set(&RuntimeCase::host, rc::gen::weightedElement<Host>({{2, Host::workers}, {1, Host::pool}})),
-                rc::gen::set(&RuntimeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())));
+                rc::gen::set(&RuntimeCase::seed, rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>())),
+                // Drawn last, so every earlier draw (and the cases on the workers) stays as it was.
+                rc::gen::set(&RuntimeCase::host,
+                             rc::gen::weightedElement<Host>({{2, Host::workers}, {1, Host::pool}})));
         });
     }
 

@@ -128,6 +128,12 @@ public:
         std::lock_guard lock(mutex_);
         return counts_;
     }
+    // Whether a thread was told to wake and has not taken the wake yet: its notify may
+    // still be on its way, so a pool whose threads all wait is not idle while this holds.
+    [[nodiscard]] bool waking() const {
+        std::lock_guard lock(mutex_);
+        return waking_ != 0;
+    }
     [[nodiscard]] Platform& platform() { return platform_; }
 
 private:

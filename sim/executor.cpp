@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "kio/schedule_point.hpp"
@@ -388,7 +389,10 @@ void Executor::schedule_point_hook(const char* where, const void* object) {
 }
 
 void Executor::sync_yield_hook() {
-    if (Executor* executor = running_executor; executor && executor->running_) executor->spin_yield();
+    if (Executor* executor = running_executor; executor && executor->running_)
+        executor->spin_yield();
+    else
+        std::this_thread::yield();  // not a task of this run: a thread, which yields as it would
 }
 
 void Executor::spin_yield() {

@@ -157,6 +157,7 @@ std::uint64_t Executor::state_digest() {
         mix(slot->woken ? 1 : 0);
     }
     for (const std::uint32_t task : runnable_) mix(task);
+    for (const std::uint32_t task : spinning_) mix(task ^ 0x8000'0000u);  // what a pick may choose
     mix(last_stepped_);
     mix(clock_.next_deadline() ? static_cast<std::uint64_t>(clock_.next_deadline()->since_start.count()) : 0);
     mix(state_digest_());

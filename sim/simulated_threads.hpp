@@ -66,17 +66,13 @@ public:
         void notify_one() {
             kio::sync_point("pool.changed", this);
             platform_.executor_.touch(this);
-            for (Waiting* waiting : waiting_)
-                if (!waiting->notified) {
-                    notify(*waiting);
-                    return;
-                }
+            if (Waiting* waiting = first_unnotified()) notify(*waiting);
         }
         void notify_all() {
             kio::sync_point("pool.changed", this);
             platform_.executor_.touch(this);
-            for (Waiting* waiting : waiting_)
-                if (!waiting->notified) notify(*waiting);
+            // Looked up again after each: an inline wake may run the waiter, which leaves the list.
+            while (Waiting* waiting = first_unnotified()) notify(*waiting);
         }
 
         // Threads parked here, not notified since, whose deadline (if any) is still to come.
@@ -94,6 +90,12 @@ public:
             std::optional<kio::Waker> waker;
         };
 
+        [[nodiscard]] Waiting* first_unnotified() const {
+            const auto found = std::find_if(waiting_.begin(), waiting_.end(),
+                                            [](const Waiting* waiting) { return !waiting->notified; });
+            return found == waiting_.end() ? nullptr : *found;
+        }
+
         static void notify(Waiting& waiting) {
             waiting.notified = true;
             if (waiting.waker) std::exchange(waiting.waker, std::nullopt)->wake();
@@ -107,6 +109,20 @@ public:
             waiting.until = until;
             executor.touch(this);
             waiting_.push_back(&waiting);  // listed before the lock goes: no notify is missed
+            // Off the list as the wait ends, before the lock is taken again (a thread that
+            // timed out is no waiter a notify could reach), or as an unwound task goes.
+            struct Unlist {
+                Executor& executor;
+                CondVar& changed;
+                Waiting* waiting;
+                bool listed = true;
+                void now() {
+                    if (!std::exchange(listed, false)) return;
+                    executor.touch(&changed);
+                    changed.waiting_.erase(std::find(changed.waiting_.begin(), changed.waiting_.end(), waiting));
+                }
+                ~Unlist() { now(); }
+            } unlist{executor, *this, &waiting};
             kio::Deadline deadline{thread.clock()};
             deadline.set(until);
             lock.unlock();
@@ -119,8 +135,7 @@ public:
                 platform_.thread_changed();
                 return kio::Poll<kio::Done>::pending();
             });
-            executor.touch(this);
-            waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &waiting));
+            unlist.now();
             lock.lock();
         }
 
@@ -169,12 +184,16 @@ public:
     static void pause() noexcept {}
 
     // Parks `task` until every thread has ended or waits quietly (parked, not notified,
-    // its deadline still to come): the pool has nothing it will do without a new call.
-    void wait_idle(Task& task) {
+    // its deadline still to come) and `no_wake_coming()` holds (the pool told no thread to
+    // wake whose notify is still on its way): the pool has nothing it will do without a
+    // new call. A thread that parks or ends has the task look again.
+    template <class NoWakeComing>
+    void wait_idle(Task& task, NoWakeComing no_wake_coming) {
         task.wait([&](const kio::Waiter& waiter) -> kio::Poll<kio::Done> {
             executor_.touch(this);
+            if (changed_) executor_.touch(changed_);  // the waiters' flags
             const std::size_t quiet = changed_ ? changed_->quiet_waiters(now()) : 0;
-            if (ended_ + quiet == threads_.size()) return kio::Done{};
+            if (ended_ + quiet == threads_.size() && no_wake_coming()) return kio::Done{};
             watcher_ = waiter.waker();
             return kio::Poll<kio::Done>::pending();
         });
