@@ -363,7 +363,7 @@ const std::vector<std::uint32_t>& Executor::runnable_except(std::uint32_t task) 
     // A spinner waits for another task to act: switching to it would only spin again.
     others_.clear();
     for (std::uint32_t id : runnable_)
-        if (id != task && std::find(spinning_.begin(), spinning_.end(), id) == spinning_.end()) others_.push_back(id);
+        if (id != task && !spinning(id)) others_.push_back(id);
     return others_;
 }
 
@@ -396,16 +396,19 @@ void Executor::sync_yield_hook() {
 }
 
 void Executor::spin_yield() {
-    TaskSlot& slot = *running_;
-    if (std::find(spinning_.begin(), spinning_.end(), slot.id) == spinning_.end()) spinning_.push_back(slot.id);
-    Task(*this, slot).yield();
+    if (!spinning(running_->id)) spinning_.push_back(running_->id);
+    running_task().yield();
+}
+
+bool Executor::spinning(std::uint32_t task) const {
+    return std::find(spinning_.begin(), spinning_.end(), task) != spinning_.end();
 }
 
 const std::vector<std::uint32_t>& Executor::pickable() {
     if (spinning_.empty()) return runnable_;
     pickable_.clear();
     for (std::uint32_t id : runnable_)
-        if (std::find(spinning_.begin(), spinning_.end(), id) == spinning_.end()) pickable_.push_back(id);
+        if (!spinning(id)) pickable_.push_back(id);
     return pickable_.empty() ? runnable_ : pickable_;
 }
 
@@ -662,7 +665,7 @@ void Executor::step() {
     const std::vector<std::uint32_t>& candidates = pickable();
     const std::uint32_t chosen = options_.chooser ? choose_pick(candidates) : strategy_->pick(candidates);
     // Another task steps: every spinner may look again after it.
-    if (std::find(spinning_.begin(), spinning_.end(), chosen) == spinning_.end()) spinning_.clear();
+    if (!spinning(chosen)) spinning_.clear();
     runnable_.erase(std::find(runnable_.begin(), runnable_.end(), chosen));
     TaskSlot& slot = *tasks_[chosen];
     if (slot.fiber_pending) make_fiber(slot);

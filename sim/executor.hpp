@@ -288,6 +288,7 @@ private:
     // The running task spins until another acts (kio::sync_yield): it yields, and is not
     // picked again while another task can run, until another task has taken a step.
     void spin_yield();
+    [[nodiscard]] bool spinning(std::uint32_t task) const;
     // The runnable tasks a pick chooses from: those not spinning, unless only spinners are.
     const std::vector<std::uint32_t>& pickable();
     void choose_preempt(detail::TaskSlot& slot, const char* where, const void* object);

@@ -23,6 +23,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -151,15 +152,13 @@ public:
 
     // Thread N is the task "poolN".
     void start(std::function<void()> body) {
-        static constexpr const char* names[] = {"pool0", "pool1", "pool2", "pool3", "pool4", "pool5", "pool6", "pool7"};
-        const std::size_t index = threads_.size();
-        const std::string name = index < std::size(names) ? names[index] : "pool";
-        threads_.push_back(executor_.spawn(name, [this, body = std::move(body)](Task&) {
-            body();
-            executor_.touch(this);
-            ++ended_;
-            thread_changed();
-        }));
+        threads_.push_back(
+            executor_.spawn("pool" + std::to_string(threads_.size()), [this, body = std::move(body)](Task&) {
+                body();
+                executor_.touch(this);
+                ++ended_;
+                thread_changed();
+            }));
     }
     // Parks the running task until every thread's body returned; what the threads did
     // then happens before what it does next, as std::thread's join. Outside a run, the
