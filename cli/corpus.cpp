@@ -1,4 +1,7 @@
-// moqsim corpus: replays every saved case; each must pass.
+// moqsim corpus: replays every saved case; each must pass. A saved case is a corpus file
+// (cli/corpus_file.hpp), run as its strategy runs it, or a decisions file
+// (cli/decisions_file.hpp: a schedule explore or the guided search found), run along its
+// decisions.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -6,9 +9,28 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/corpus_file.hpp"
+#include "cli/decisions_file.hpp"
+#include "cli/json_input.hpp"
 #include "cli/options.hpp"
+#include "cli/output.hpp"
+#include "properties/explore.hpp"
 
 namespace moq::cli {
+
+namespace {
+
+// Whether `text` says it is a decisions file; anything else is read as a corpus file,
+// whose reader names what is wrong with it.
+bool is_decisions_file(const std::string& text, const std::string& label) {
+    try {
+        const nlohmann::json head = parse_json_input(text, label);
+        return head.is_object() && head.contains("format") && head["format"] == "moqsim-decisions";
+    } catch (const UsageError&) {
+        return false;
+    }
+}
+
+}  // namespace
 
 int corpus(const Program& program, const std::vector<std::string>& arguments) {
     const CorpusOptions options = parse_corpus_options(arguments);
@@ -29,18 +51,30 @@ int corpus(const Program& program, const std::vector<std::string>& arguments) {
     std::sort(files.begin(), files.end());
     // Read every file first: a malformed one stops the run before anything is replayed.
     std::vector<CorpusCase> cases;
+    std::vector<std::optional<DecisionsFile>> schedules;
     cases.reserve(files.size());
-    for (const std::string& file : files) cases.push_back(read_corpus_file(file));
+    for (const std::string& file : files) {
+        const std::string text = read_input_file(file);
+        if (is_decisions_file(text, file)) {
+            schedules.emplace_back(parse_decisions_file(text, file));
+            cases.emplace_back();
+        } else {
+            schedules.emplace_back();
+            cases.push_back(parse_corpus_case(text, file));
+        }
+    }
     std::size_t passed = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {
-        const auto outcome = cases[i].value->run(properties::RunSettings{cases[i].strategy, false});
+        const bool decided = schedules[i].has_value();
+        const auto outcome = decided ? properties::run_decisions(*schedules[i]->value, schedules[i]->decisions).outcome
+                                     : cases[i].value->run(properties::RunSettings{cases[i].strategy, false});
         if (outcome.ok) {
             ++passed;
             std::printf("corpus: %s passed\n", files[i].c_str());
         } else {
-            std::printf("corpus: %s FAILED: %s\n  replay: %s replay %s%s%s --shrink\n", files[i].c_str(),
-                        outcome.message.c_str(), program.name.c_str(), files[i].c_str(), mutant ? " --mutant " : "",
-                        mutant ? mutant->c_str() : "");
+            std::printf("corpus: %s FAILED: %s\n  replay: %s replay %s%s%s%s --shrink\n", files[i].c_str(),
+                        outcome.message.c_str(), program.name.c_str(), decided ? "--decisions " : "", files[i].c_str(),
+                        mutant ? " --mutant " : "", mutant ? mutant->c_str() : "");
         }
     }
     std::printf("corpus: %zu passed, %zu failed\n", passed, cases.size() - passed);

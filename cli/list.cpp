@@ -1,4 +1,4 @@
-// moqsim list: suites, strategies and mutation sites.
+// moqsim list: suites, strategies, mutation sites and probes.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -10,6 +10,7 @@
 #include "properties/small_scope.hpp"
 #include "properties/suite.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::cli {
 
@@ -90,7 +91,7 @@ int list(const Program&, const std::vector<std::string>& arguments) {
         list_small_cases(options);
         return 0;
     }
-    if (options.suites) list_suites(options, !options.strategies && !options.sites);
+    if (options.suites) list_suites(options, !options.strategies && !options.sites && !options.probes);
     if (options.strategies) {
         std::printf(
             "strategies:\n  fifo     the run queue in order, no preemption\n"
@@ -109,6 +110,14 @@ int list(const Program&, const std::vector<std::string>& arguments) {
                         site.line,
                         site.survivor_reason.empty() ? "" : "  survivor: ", std::string(site.survivor_reason).c_str());
         }
+    }
+    if (options.probes) {
+        std::printf("probes%s:\n", probe::probes_enabled() ? "" : " (this build does not count them)");
+        int width = 0;
+        for (const probe::Probe& probe : probe::probes()) width = std::max(width, static_cast<int>(probe.name.size()));
+        for (const probe::Probe& probe : probe::probes())
+            std::printf("  %-*s %-5s %s:%d\n", width, std::string(probe.name).c_str(),
+                        std::string(probe::kind_name(probe.kind)).c_str(), std::string(probe.file).c_str(), probe.line);
     }
     return 0;
 }

@@ -65,7 +65,7 @@ void check_timed_options(const SweepOptions& options, const Flags& flags) {
 // scope's, not drawn from a mix.
 void check_small_sweep_options(const Flags& flags) {
     for (const char* setting :
-         {"cases", "mix", "duration", "resume", "site-hits", "known-buckets", "recheck", "shrink-seconds"})
+         {"cases", "mix", "duration", "resume", "site-hits", "probes", "known-buckets", "recheck", "shrink-seconds"})
         if (flags.value(setting)) throw UsageError(std::string("--ops runs every small case once: drop --") + setting);
     if (flags.has("shrink")) throw UsageError("--ops runs small cases already: drop --shrink");
 }
@@ -91,10 +91,11 @@ int parse_small_ops(std::string_view text) {
 }
 
 SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, const Environment& variables) {
-    const Flags flags(arguments,
-                      {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits", "duration",
-                       "resume", "max-failures", "shrink-seconds", "recheck", "known-buckets", "ops", "case-timeout"},
-                      {"keep-going", "shrink"});
+    const Flags flags(
+        arguments,
+        {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits", "probes", "duration", "resume",
+         "max-failures", "shrink-seconds", "recheck", "known-buckets", "ops", "case-timeout"},
+        {"keep-going", "shrink"});
     refuse_positional(flags, "sweep");
     SweepOptions options;
     options.case_timeout_seconds = parse_case_timeout(flags);
@@ -124,6 +125,7 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, cons
     options.json_path = flags.value("json");
     if (!options.json_path) options.json_path = options.resume_path;
     options.site_hits_path = flags.value("site-hits");
+    options.probes_path = flags.value("probes");
     options.shard = shard_from_environment(variables);
     options.keep_going = flags.has("keep-going");
     options.shrink = flags.has("shrink");
@@ -298,17 +300,19 @@ MergeOptions parse_merge_options(const std::vector<std::string>& arguments) {
 }
 
 ListOptions parse_list_options(const std::vector<std::string>& arguments) {
-    const Flags flags(arguments, {"suite", "ops"}, {"suites", "strategies", "sites", "json", "small-cases"});
+    const Flags flags(arguments, {"suite", "ops"}, {"suites", "strategies", "sites", "probes", "json", "small-cases"});
     refuse_positional(flags, "list");
     ListOptions options;
     options.suites = flags.has("suites");
     options.strategies = flags.has("strategies");
     options.sites = flags.has("sites");
+    options.probes = flags.has("probes");
     options.json = flags.has("json");
     if (flags.has("small-cases")) {
-        if (options.suites || options.strategies || options.sites)
+        if (options.suites || options.strategies || options.sites || options.probes)
             throw UsageError(
-                "list --small-cases prints the small cases alone: not with --suites, --strategies or --sites");
+                "list --small-cases prints the small cases alone: not with --suites, --strategies, --sites or "
+                "--probes");
         const auto ops = flags.value("ops");
         if (!ops)
             throw UsageError("list --small-cases needs --ops N (1 to " + std::to_string(properties::max_small_ops) +
@@ -319,10 +323,10 @@ ListOptions parse_list_options(const std::vector<std::string>& arguments) {
         return options;
     }
     if (flags.value("suite") || flags.value("ops")) throw UsageError("--suite and --ops go with list --small-cases");
-    if (options.json && (options.strategies || options.sites))
-        throw UsageError("list --json prints the suites alone: not with --strategies or --sites");
+    if (options.json && (options.strategies || options.sites || options.probes))
+        throw UsageError("list --json prints the suites alone: not with --strategies, --sites or --probes");
     if (options.json) options.suites = true;
-    if (!options.suites && !options.strategies && !options.sites) {
+    if (!options.suites && !options.strategies && !options.sites && !options.probes) {
         options.suites = options.strategies = options.sites = true;
         options.json = false;
     }

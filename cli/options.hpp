@@ -31,6 +31,9 @@ struct SweepOptions {
     std::optional<std::string> mutant;
     std::optional<std::string> json_path;
     std::optional<std::string> site_hits_path;
+    // --probes FILE: each suite's hits of each probe and the first case that hit it
+    // (cli/probe_hits.hpp).
+    std::optional<std::string> probes_path;
     Shard shard;
     // Run on past failures (a timed sweep too), each sorted into a bucket (cli/buckets.hpp).
     bool keep_going = false;
@@ -158,6 +161,7 @@ struct ListOptions {
     bool suites = false;
     bool strategies = false;
     bool sites = false;
+    bool probes = false;
     bool json = false;  // the suites' command tables as JSON (with --suites, or alone)
     // --small-cases --suite S --ops N: how many small cases S has (with --json, the cases too).
     bool small_cases = false;

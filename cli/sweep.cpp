@@ -12,6 +12,7 @@
 #include "cli/json_input.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "cli/probe_hits.hpp"
 #include "cli/site_hits.hpp"
 #include "cli/small_sweep.hpp"
 #include "cli/suite_tally.hpp"
@@ -106,7 +107,7 @@ void print_timed_end(const Program& program, const SweepOptions& options, const 
 // seeds), a case fails (unless --keep-going) or the last seed ran. `earlier`: the result
 // this run continues.
 int timed_sweep(const Program& program, const SweepOptions& options, const std::optional<nlohmann::json>& earlier,
-                const nlohmann::json& known) {
+                const nlohmann::json& known, ProbeHits* probe_hits) {
     const std::uint64_t duration = *options.duration_seconds;
     std::printf("moqsim sweep: seeds from %llu (at most to %llu) for %llu s, %s\n",
                 static_cast<unsigned long long>(options.seeds.first),
@@ -129,6 +130,7 @@ int timed_sweep(const Program& program, const SweepOptions& options, const std::
             const Clock::time_point suite_started = Clock::now();
             for (std::uint64_t index = 0; index < options.cases[chosen]; ++index) {
                 const bool passed = tally.run_case(seed, index);
+                if (probe_hits) probe_hits->after_case(tally.suite().name(), seed, index);
                 progress.advance(seed, ++cases_run, book.size());
                 if (!passed && !options.keep_going) {
                     stop = TimedStop::failure;
@@ -146,12 +148,17 @@ int timed_sweep(const Program& program, const SweepOptions& options, const std::
     progress.finish();
 
     bool same = true;
-    for (SuiteTally& tally : tallies) same = tally.replay_failures() && same;
+    for (SuiteTally& tally : tallies) {
+        same = tally.replay_failures() && same;
+        if (probe_hits) probe_hits->after_replays(tally.suite().name());
+    }
     nlohmann::json report = new_sweep_result(sweep_settings(options));
     report["seeds"] = {options.seeds.first, seed};
     for (std::size_t chosen = 0; chosen < options.suites.size(); ++chosen) {
         report["suites"].push_back(tallies[chosen].result(options.cases[chosen]));
         print_suite_result(report["suites"].back());
+        if (probe_hits)
+            probe_hits->end_suite(tallies[chosen].suite().name(), options.cases[chosen], tallies[chosen].run());
     }
     report["buckets"] = book.buckets();
     report["timed"] = timed_section(
@@ -160,6 +167,7 @@ int timed_sweep(const Program& program, const SweepOptions& options, const std::
     if (earlier) report = continued_result(*earlier, std::move(report));
     print_timed_end(program, options, report, stop, seed);
     write_result(program, options, report);
+    if (probe_hits) probe_hits->write();
     bool failed = !same;
     for (const SuiteTally& tally : tallies) failed = failed || tally.failed() != 0;
     return failed ? 1 : 0;
@@ -168,7 +176,7 @@ int timed_sweep(const Program& program, const SweepOptions& options, const std::
 // One suite's cases over the seed range (this shard's share), its result added to
 // `report`; false when a failure's replay gave another digest.
 bool sweep_suite(const SweepContext& context, SuiteTally& tally, std::uint64_t cases, SiteHits* site_hits,
-                 nlohmann::json& report) {
+                 ProbeHits* probe_hits, nlohmann::json& report) {
     const SweepOptions& options = context.options;
     const SeedRange seeds = options.seeds;
     const Shard shard = options.shard;
@@ -178,13 +186,16 @@ bool sweep_suite(const SweepContext& context, SuiteTally& tally, std::uint64_t c
     if (site_hits) site_hits->start_suite();
     for (std::uint64_t ordinal = shard.index; ordinal < total; ordinal += shard.total) {
         const bool passed = tally.run_case(seeds.first + ordinal / cases, ordinal % cases);
+        if (probe_hits) probe_hits->after_case(tally.suite().name(), seeds.first + ordinal / cases, ordinal % cases);
         progress.advance(tally.run(), context.book.size());
         if (!passed && !options.keep_going) break;
     }
     progress.finish();
     if (site_hits) site_hits->end_suite(tally.suite().name(), cases, tally.run());
+    if (probe_hits) probe_hits->end_suite(tally.suite().name(), cases, tally.run());
     tally.add_seconds(seconds_since(started));
     const bool same = tally.replay_failures();
+    if (probe_hits) probe_hits->after_replays(tally.suite().name());
     report["suites"].push_back(tally.result(cases));
     print_suite_result(report["suites"].back());
     return same;
@@ -211,8 +222,14 @@ int sweep(const Program& program, const std::vector<std::string>& arguments) {
     }
     if (options.json_path && options.site_hits_path)
         check_different_files("--json", *options.json_path, "--site-hits", *options.site_hits_path);
+    for (const auto& [flag, path] :
+         {std::pair{"--json", options.json_path}, std::pair{"--site-hits", options.site_hits_path}})
+        if (path && options.probes_path) check_different_files(flag, *path, "--probes", *options.probes_path);
+    std::optional<ProbeHits> probe_hits;
+    if (options.probes_path) probe_hits.emplace(*options.probes_path, program, options);
     const nlohmann::json known = known_buckets(options, earlier);
-    if (options.duration_seconds) return timed_sweep(program, options, earlier, known);
+    if (options.duration_seconds)
+        return timed_sweep(program, options, earlier, known, probe_hits ? &*probe_hits : nullptr);
     const nlohmann::json settings = sweep_settings(options);
     std::optional<SiteHits> site_hits;
     if (options.site_hits_path) site_hits.emplace(*options.site_hits_path, settings);
@@ -232,11 +249,14 @@ int sweep(const Program& program, const std::vector<std::string>& arguments) {
     std::vector<SuiteTally> tallies;
     for (std::size_t chosen = 0; chosen < options.suites.size(); ++chosen) {
         SuiteTally& tally = tallies.emplace_back(context, *options.suites[chosen]);
-        same = sweep_suite(context, tally, options.cases[chosen], site_hits ? &*site_hits : nullptr, report) && same;
+        same = sweep_suite(context, tally, options.cases[chosen], site_hits ? &*site_hits : nullptr,
+                           probe_hits ? &*probe_hits : nullptr, report) &&
+               same;
     }
     report["buckets"] = book.buckets();
     write_result(program, options, report);
     if (site_hits) site_hits->write();
+    if (probe_hits) probe_hits->write();
     bool failed = !same;
     for (const SuiteTally& tally : tallies) failed = failed || tally.failed() != 0;
     return failed ? 1 : 0;

@@ -6,6 +6,7 @@
 #include "runtime/task.hpp"
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::runtime {
 MOQ_RUNTIME_BUILD_BEGIN
@@ -43,6 +44,8 @@ void RunQueue::schedule(Task* task) MOQ_RUNTIME_NOEXCEPT {
     // may be gone. The task is freed here if this was its last reference, which ends this
     // queue too if the task held its last share: nothing of either is touched after.
     if (task) {
+        // A wake that began before the stop reached the queue after it (E3, E5).
+        MOQ_PROBE("runtime.schedule.run_after_stop");
         task->release();
         return;
     }
@@ -66,10 +69,13 @@ RunQueue::Call RunQueue::another_drainer(kio::Instant now) {
     if (stopping || drainers >= drainers_limit || queued <= drainers) return {};
     const kio::Duration waited = now - first->queued_at;
     if (drainers == 0 || waited >= spread_delay) {
+        // The oldest run waited the spread delay behind a drainer: another core takes part.
+        MOQ_SOMETIMES("runtime.drainer.spread_to_another_core", drainers > 0);
         ++drainers;
         return {Call::now, {}};
     }
     if (spread_armed) return {};
+    MOQ_PROBE("runtime.spread.turn_armed");
     spread_armed = true;
     return {Call::later, spread_delay - waited};
 }

@@ -11,6 +11,7 @@
 #include "runtime/thread_pool.hpp"
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::runtime {
 MOQ_RUNTIME_BUILD_BEGIN
@@ -62,6 +63,7 @@ Runtime::~Runtime() {
     for (;;) {
         kio::sync_touched(&queue_->calls_being_made);
         if (queue_->calls_being_made.load(std::memory_order_acquire) == 0) break;
+        MOQ_PROBE("runtime.stop.waits_for_call_being_made");
         kio::sync_yield();
     }
     queue_->host.stop_and_join();
@@ -70,6 +72,8 @@ Runtime::~Runtime() {
         std::lock_guard lock(queue_->mutex);
         queued = queue_->take_all();
     }
+    // Runs still queued at the stop are let go; their tasks are dropped below (E5).
+    MOQ_SOMETIMES("runtime.stop.queued_runs_let_go", queued != nullptr);
     detail::release_runs(queued);
     // Every task still live is dropped.
     std::vector<detail::TaskRef> unfinished;

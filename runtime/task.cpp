@@ -5,6 +5,7 @@
 #include "runtime/runtime.hpp"
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::runtime {
 MOQ_RUNTIME_BUILD_BEGIN
@@ -121,6 +122,10 @@ void Task::wake() MOQ_RUNTIME_NOEXCEPT {
         before = state_.load(std::memory_order_acquire);
         state_.store(before | TaskBits::notified, std::memory_order_release);
     }
+    // Woken while a worker polls it: notified, polled once more after that poll (E1).
+    MOQ_SOMETIMES("task.wake.while_running", before == TaskBits::running);
+    // Woken after its end: nothing happens (E3).
+    MOQ_SOMETIMES("task.wake.after_done", (before & TaskBits::done) != 0);
     if (before != 0) return;
     if (MOQ_SITE("task.wake.queued_reference", fault)) retain();  // the queued run's
     queue_->schedule(this);
@@ -153,6 +158,7 @@ void Task::run() {
     if (!MOQ_SITE("task.run.keep_notified", fault)) state_.store(TaskBits::running, std::memory_order_release);
     expected = TaskBits::running;
     if (state_.compare_exchange_strong(expected, 0, std::memory_order_acq_rel, std::memory_order_acquire)) return;
+    MOQ_PROBE("task.run.requeued_after_notify");
     // Woken while it ran: back to scheduled, queued once more. Nothing else can change
     // the state of a running task (wakes only add `notified`; cancel waits for the pool).
     MOQ_ASSERT_EQ(expected, TaskBits::running | TaskBits::notified);
@@ -170,6 +176,8 @@ void Task::run() {
 
 void Task::cancel() MOQ_RUNTIME_NOEXCEPT {
     if (state_.exchange(TaskBits::done, std::memory_order_acq_rel) & TaskBits::done) return;
+    // Dropped unfinished at shutdown (E5).
+    MOQ_PROBE("task.cancel.dropped_unfinished");
     cancelled_ = true;
     finish(nullptr);
 }

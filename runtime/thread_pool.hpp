@@ -32,6 +32,7 @@
 #include "runtime/workers.hpp"
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::runtime {
 MOQ_RUNTIME_BUILD_BEGIN
@@ -95,6 +96,8 @@ public:
             // only for a call none of them will take.
             wake = calls_ > spinning_ + waking_ && MOQ_SITE("pool.run.wake_parked", notify) && tell_one_to_wake();
         }
+        // No spinning or waking thread takes this call: a parked one is woken.
+        MOQ_SOMETIMES("pool.run.woke_parked_thread", wake);
         if (wake) parked_cv_.notify_one();
     }
 
@@ -112,6 +115,8 @@ public:
             wake = !delayed_kept_ && spinning_ + waking_ == 0 && MOQ_SITE("pool.run_after.wake_keeper", notify) &&
                    tell_one_to_wake();
         }
+        // Nobody will park to keep the delayed call: a parked thread is woken to keep it.
+        MOQ_SOMETIMES("pool.run_after.woke_keeper", wake);
         if (wake) parked_cv_.notify_one();
     }
 
@@ -164,6 +169,7 @@ private:
         const Drainer drainer = *delayed_;
         delayed_.reset();
         ++counts_.delayed_calls;
+        MOQ_PROBE("pool.delayed.call_ran");
         lock.unlock();
         drainer();
         lock.lock();
@@ -194,6 +200,8 @@ private:
         if (waking_ > 0) {
             --waking_;  // a wake is taken by whichever parked thread sees it first
         } else {
+            // The keeper's timed wait ended at the delayed call's time, with no wake.
+            MOQ_SOMETIMES("pool.park.keeper_time_came", keeper && !stopping_);
             --parked_;  // the stop, or the delayed call's time
         }
     }
@@ -210,6 +218,7 @@ private:
                 const bool seen = spin_for_call();
                 lock.lock();
                 --spinning_;
+                MOQ_SOMETIMES("pool.spin.call_taken_while_spinning", seen && calls_ > 0);
                 if (seen && calls_ > 0) ++counts_.taken_while_spinning;
                 if (run_one(lock) || run_due(lock)) continue;
                 if (stopping_) return;

@@ -17,6 +17,7 @@
 #include "kio/waiter.hpp"
 #include "kio/waiter_list.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::kio {
 
@@ -253,6 +254,8 @@ public:
                 std::forward<F>(on_last)(state_->value);
                 woken = state_->close_locked();
                 closing = true;
+                // The last producer went with readers parked: each is woken with the end (K12, G7).
+                MOQ_SOMETIMES("cell.release.last_producer_wakes_parked", !woken.value.empty() || !woken.closed.empty());
             }
             state_->check_locked();
         }

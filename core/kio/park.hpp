@@ -6,6 +6,7 @@
 
 #include "kio/waiter.hpp"
 #include "util/assert.hpp"
+#include "util/probe.hpp"
 
 namespace moq::kio {
 
@@ -53,6 +54,8 @@ private:
 
     // Out of line: the caller's fast path stays one compare and keeps few registers.
     [[gnu::noinline]] const Waiter& hold_new(const Waker& waker) {
+        // Another task polls: the waiter held for the last one is retired (K9, W6).
+        MOQ_SOMETIMES("park.hold.retired_other_task", held_->waker().vtable() != &detail::unheld_vtable);
         replace(waker);
         // The next poll by this task takes the fast path.
         MOQ_ASSERT(held_->waker().will_wake(waker));

@@ -6,6 +6,7 @@
 #include "kio/schedule_point.hpp"
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::kio {
 
@@ -26,7 +27,11 @@ void TimerQueue::fire_until(Instant now) {
         CoreLock lock(mutex_, LockLevel::timers);
         // Due means at or before `now`: a deadline equal to now fires on this move.
         auto end = MOQ_SITE("timers.fire.due_now", notify) ? lists_.upper_bound(now) : lists_.lower_bound(now);
-        for (auto it = lists_.begin(); it != end; ++it) due.push_back(it->second.take());
+        for (auto it = lists_.begin(); it != end; ++it) {
+            // Two waiters due at one instant: one list, and one firing wakes both (K15).
+            MOQ_SOMETIMES("timers.fire.instant_shared", it->second.size() > 1);
+            due.push_back(it->second.take());
+        }
         lists_.erase(lists_.begin(), end);
         // Nothing left lies before `now`: every list that was due is taken out.
         MOQ_ASSERT(lists_.empty() || lists_.begin()->first >= now);

@@ -22,6 +22,7 @@
 #include "kio/clock.hpp"
 #include "kio/timer_queue.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::kio {
 
@@ -77,10 +78,15 @@ private:
             // longer) the one a virtual call would read.
             timers_.fire_until(platform_.now());
             lock.lock();
-            if (stopping_) break;
+            if (stopping_) {
+                // The stop came while the thread fired deadlines, its lock released.
+                MOQ_PROBE("clock.thread.stopped_while_firing");
+                break;
+            }
             // Read under the lock wake_at takes after adding, so no new deadline slips by.
             const std::optional<Instant> next = timers_.earliest();
             if (next) {
+                MOQ_PROBE("clock.thread.timed_wait");
                 // Measured from now with saturating arithmetic and capped: a far deadline
                 // converted to a steady time point would overflow into the past and spin.
                 changed_.wait_for(lock, std::min(*next - platform_.now(), longest_sleep));

@@ -6,6 +6,7 @@
 #include "kio/core_lock.hpp"
 #include "kio/waiter_list.hpp"
 #include "util/assert.hpp"
+#include "util/probe.hpp"
 
 namespace moq::kio {
 namespace detail {
@@ -52,11 +53,14 @@ Presence Identity::presume(std::uint64_t list_id, std::uint64_t epoch) {
         // A list's epoch only grows (each drain bumps it): a record is never ahead.
         MOQ_ASSERT_LE(record.epoch, epoch);
         const bool current = record.epoch == epoch;
+        // The list was drained since this identity registered: its record is stale (K5).
+        MOQ_SOMETIMES("waiters.record.stale_epoch", !current);
         record.epoch = epoch;
         return current ? Presence::present : Presence::absent;
     }
     int slot = records_used_;
     if (slot == recorded_lists) {
+        MOQ_PROBE("waiters.record.evicted");
         // A pseudo-random victim: a fixed order would, for a cycle of lists one wider
         // than the table, always evict the record needed next.
         eviction_seed_ = eviction_seed_ * 0x9E3779B97F4A7C15ull + 1;

@@ -9,6 +9,7 @@
 #include "kio/schedule_point.hpp"
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::kio {
 
@@ -81,7 +82,12 @@ void WaiterList::add(const Waiter& waiter) {
         case detail::Presence::unknown:
             if (!identity.registered_nowhere()) {
                 for (std::uint32_t i = 0; i < len_; ++i)
-                    if (data_[i]->id() == identity.id()) return;
+                    if (data_[i]->id() == identity.id()) {
+                        // No record said so (evicted past the lists an identity keeps
+                        // records of, or an untracked list): the scan found it (K4).
+                        MOQ_PROBE("waiters.add.found_by_scan");
+                        return;
+                    }
             }
             break;
     }
@@ -107,6 +113,7 @@ void WaiterList::append(detail::Identity& identity) {
         MOQ_ASSERT_LT(cursor_, len_);
         detail::Identity*& slot = data_[cursor_];
         if (!slot->alive()) {
+            MOQ_PROBE("waiters.append.dead_slot_reclaimed");
             identity.retain_weak();
             slot->release_weak();
             slot = &identity;
@@ -119,6 +126,9 @@ void WaiterList::append(detail::Identity& identity) {
 
 void WaiterList::push(detail::Identity& identity) {
     if (len_ == capacity_) {
+        MOQ_PROBE("waiters.push.capacity_grown");
+        // Past the inline slots once more: the spilled list itself doubles.
+        MOQ_SOMETIMES("waiters.push.spilled_list_grown", data_ != inline_);
         // Doubling stays within the 32-bit count.
         MOQ_ASSERT_LE(capacity_, std::numeric_limits<std::uint32_t>::max() / 2);
         const std::uint32_t grown = capacity_ * 2;
@@ -153,7 +163,11 @@ void WaiterList::wake() {
     MOQ_ASSERT_EQ(drained.id_, 0u);
     for (std::uint32_t i = 0; i < drained.len_; ++i) {
         detail::Identity* identity = drained.data_[i];
-        if (!identity->try_upgrade()) continue;
+        if (!identity->try_upgrade()) {
+            // Its waiter went without a wake: a dead entry is never woken (K6, K7).
+            MOQ_PROBE("waiters.wake.dead_entry_skipped");
+            continue;
+        }
         // The list is drained already: a task that runs here and registers again joins
         // it anew, and this wake still reaches it.
         schedule_point("wake.list.entry");

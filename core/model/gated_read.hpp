@@ -8,6 +8,7 @@
 #include "kio/waiter.hpp"
 #include "model/idle.hpp"
 #include "util/assert.hpp"
+#include "util/probe.hpp"
 
 namespace moq::model {
 
@@ -67,6 +68,8 @@ public:
         if (!pending) {
             parks_in_a_row_ = 0;
         } else if (++parks_in_a_row_ >= parks_before_gate_ && !had_gate && set_up) {
+            // Parked N times in a row: the gate is made now, unarmed (I8).
+            MOQ_PROBE("gated.setup.gate_made");
             gate_ = std::make_unique<Idle<K>>();
             shared_ = &gate_->shared();
         }
@@ -86,6 +89,8 @@ public:
     }
     void disarm() {
         if (!gate_) return;
+        // The reader's own change disarms a gate that would have answered without walking (I5, W4).
+        MOQ_SOMETIMES("gated.disarm.armed_gate", gate_->armed());
         gate_->disarm();
         // Only the owner arms its gate, and a wake only marks it fired: no arm can come
         // between the disarm and here.

@@ -6,6 +6,7 @@
 #include "model/registering.hpp"
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::model {
 
@@ -15,6 +16,8 @@ namespace {
 std::optional<Next<std::monostate>> terminal(const GroupState& state, std::size_t index) {
     if (state.fin) {
         if (state.abort && index < *state.fin) return Next<std::monostate>(*state.abort);
+        // Aborted after it finished, and this reader drained it first: still a clean end (G5).
+        MOQ_SOMETIMES("group.end.clean_despite_abort", state.abort.has_value());
         return Next<std::monostate>(End{});
     }
     if (state.abort) return Next<std::monostate>(*state.abort);
@@ -83,6 +86,8 @@ std::optional<Error> GroupProducer::write_frame(std::string payload) {
         check_group(state);
     });
     if (!open) return Error::closed;
+    // Past a limit: the frame is refused and the group aborts with too_large (G3).
+    MOQ_SOMETIMES("group.write_frame.over_limit_aborts", too_large);
     if (too_large) abort(Error::too_large);
     if (!refused && MOQ_SITE("group.write_frame.notify", notify)) cell_.notify();
     return refused;
@@ -170,6 +175,8 @@ std::optional<Error> GroupProducer::finish() {
 void GroupProducer::abort(Error error) {
     const bool open = cell_.modify_quietly([&](GroupState& state) {
         if (state.abort) return;
+        // A finished group aborted: its count stays, drained readers still end cleanly (G5, G6).
+        MOQ_SOMETIMES("group.abort.after_finish", state.fin.has_value());
         state.abort = error;
         // Release the cache; `fin` keeps the count so drained readers still end cleanly.
         state.frames.clear();
@@ -193,6 +200,7 @@ void GroupProducer::release() {
     cell_.release(
         [](GroupState& state) {
             if (state.fin || state.abort) return;  // a finished group keeps its frames
+            MOQ_PROBE("group.drop.unfinished_released");
             // Nobody will finish it: what it holds is no group, so release the cache.
             state.abort = Error::dropped;
             state.released = true;
@@ -215,7 +223,11 @@ std::size_t GroupProducer::frame_count() const {
 kio::Poll<Next<std::string>> FrameReader::poll_read_chunk(const kio::Waiter& waiter) {
     const kio::Waiter& registered = registering(MOQ_SITE("group.chunk.register", register_input), waiter);
     auto answer = cell_.poll(registered, [&](const GroupState& state) -> std::optional<Next<std::string>> {
-        if (state.abort) return Next<std::string>(*state.abort);
+        if (state.abort) {
+            // The group ended under a frame handed out before: its read gets the error (G4, G7).
+            MOQ_PROBE("group.chunk.frame_lost_to_abort");
+            return Next<std::string>(*state.abort);
+        }
         const std::string* bytes = nullptr;
         std::size_t size = 0;
         if (index_ < state.frames.size()) {
@@ -306,20 +318,29 @@ kio::Poll<Next<T>> GroupConsumer::recovering(const kio::Waiter& waiter, Read&& r
         const kio::Waiter& route_waiter = registering(MOQ_SITE("group.route.register", register_input), waiter);
         if (!recover_->wants(failed, route_waiter)) return give_up<T>(std::move(result));
         kio::schedule_point("group.before_recover");
+        // Its copy only stalled, and the route moved on or ended: the read looks past it (G11).
+        MOQ_SOMETIMES("group.recover.stall_looks_past_copy", !failed.has_value());
         auto replacement = recover_->poll(index_, failed, waiter);
         if (replacement.is_pending()) {
             // Waiting for a replacement does not stop the budget: a group no route
             // continues is given up once it is stale.
-            if (auto verdict = expiry_verdict(waiter)) return as<T>(*verdict);
+            if (auto verdict = expiry_verdict(waiter)) {
+                MOQ_PROBE("group.recover.expired_waiting_for_replacement");
+                return as<T>(*verdict);
+            }
             return kio::Poll<Next<T>>::pending();
         }
         if (auto* error = std::get_if<Error>(&replacement.value())) {
+            MOQ_PROBE("group.recover.route_ended_read");
             give_up_with(*error);  // no route can continue it: final, like a verdict
             return Next<T>(*error);
         }
         Replacement& adopted = std::get<Replacement>(replacement.value());
         MOQ_ASSERT_LT(adoptions, max_adoptions);
         MOQ_ASSERT(!given_up_ && !expired_);
+        MOQ_PROBE("group.recover.replacement_adopted");
+        // The replacement failed or stalled too within this call: another one (G11, at most 8).
+        MOQ_SOMETIMES("group.recover.adopted_twice_in_one_read", adoptions > 0);
         recover_->adopt(adopted);
         cell_ = adopted.cell;
         if (adopted.expiry) expiry_ = adopted.expiry;
@@ -339,6 +360,8 @@ std::optional<Next<std::monostate>> GroupConsumer::expiry_verdict(const kio::Wai
     // A verdict is reached once: every later read answers it without asking again.
     MOQ_ASSERT(!expired_ && !ended_);
     expired_ = true;
+    // Stale by the reader's own budget (its preferences, through the recover), not the policy's (G10).
+    MOQ_SOMETIMES("group.expiry.verdict_under_reader_budget", budget.has_value());
     // A verdict reached outside a gated read must reach the gated reads too.
     if (MOQ_SITE("group.expiry_verdict.disarm", disarm)) disarm();
     const bool unread = cell_.read([&](const GroupState& state) {
@@ -348,6 +371,7 @@ std::optional<Next<std::monostate>> GroupConsumer::expiry_verdict(const kio::Wai
         return index_ < state.next_index() || (state.fin && index_ < *state.fin);
     });
     if (unread) return Next<std::monostate>(Error::old);
+    MOQ_PROBE("group.expiry.stale_with_nothing_unread");
     ended_ = true;
     MOQ_ASSERT(expired_);
     return Next<std::monostate>(End{});
@@ -379,6 +403,7 @@ kio::Poll<Next<Bytes>> GroupConsumer::read_once(const kio::Waiter& waiter) {
 
 kio::Poll<Next<Bytes>> GroupConsumer::walk_frame(const kio::Waiter& waiter) {
     // The cap first (G8): a verdict a batch has not handed out yet yields to a cap set since.
+    MOQ_SOMETIMES("group.read.cap_over_verdict", capped() && !ended_ && (expired_ || given_up_.has_value()));
     if (ended_ || capped()) return Next<Bytes>(End{});
     if (expired_) return Next<Bytes>(Error::old);
     if (given_up_) return Next<Bytes>(*given_up_);
@@ -418,6 +443,8 @@ kio::Poll<Next<std::vector<Bytes>>> GroupConsumer::read_frames_walk(const kio::W
                 if (one.value().is_end()) return Next<Batch>(End{});
                 return Next<Batch>(one.value().error());
             }
+            // The end or error behind the frames collected waits for the next call (G9).
+            MOQ_PROBE("group.batch.end_after_frames_deferred");
             break;
         }
         if (batch.empty()) return kio::Poll<Next<Batch>>::pending();
@@ -449,6 +476,9 @@ kio::Poll<Next<FrameReader>> GroupConsumer::poll_next_frame(const kio::Waiter& w
         if (capped()) return Next<FrameReader>(End{});
         const kio::Waiter& registered = registering(MOQ_SITE("group.next_frame.register", register_input), through);
         auto answer = cell_.poll(registered, [&](const GroupState& state) -> std::optional<Next<std::monostate>> {
+            // The frame at the cursor is still arriving: handed out at once, read in chunks (G4).
+            MOQ_SOMETIMES("group.next_frame.opened_while_arriving",
+                          state.partial != nullptr && index_ == state.frames.size());
             if (index_ < state.next_index()) return Next<std::monostate>(std::monostate{});
             return terminal(state, index_);
         });
@@ -476,6 +506,7 @@ kio::Poll<Next<std::size_t>> GroupConsumer::poll_finished(const kio::Waiter& wai
         auto answer = cell_.poll(registered, [&](const GroupState& state) -> std::optional<Next<std::size_t>> {
             // The count is fixed at finish: an abort that releases the frames later does
             // not take back how many there were (G6), wherever this cursor stands.
+            MOQ_SOMETIMES("group.finished.count_survives_abort", state.fin.has_value() && state.abort.has_value());
             if (state.fin) return Next<std::size_t>(*state.fin);
             if (state.abort) return Next<std::size_t>(*state.abort);
             return std::nullopt;

@@ -19,6 +19,7 @@
 #include "kio/waker.hpp"
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::model {
 
@@ -63,6 +64,8 @@ public:
     // owner, its only writer, reads it without.
     void start_walk(const kio::Waiter& waiter) {
         if (!task_.will_wake(waiter.waker())) {
+            // A task other than the one that walked last: from now on a fire wakes it (I6, W6).
+            MOQ_SOMETIMES("idle.start.task_changed", !task_.is_noop());
             kio::CoreLock lock(mutex_, kio::LockLevel::gate);
             task_ = waiter.waker();
         }
@@ -133,6 +136,8 @@ private:
     void mark_fired() {
         if (!MOQ_SITE("idle.fire.mark_fired", gate)) return;
         const std::uint8_t before = state_.fetch_or(fired_bit, std::memory_order_acq_rel);
+        // A second input fired it before any walk looked again (I4).
+        MOQ_SOMETIMES("idle.fire.already_fired", (before & fired_bit) != 0);
         MOQ_ASSERT_EQ(before & ~(armed_bit | fired_bit), 0);
     }
 
@@ -194,6 +199,8 @@ public:
         // The walk's start cleared the state; a fire since then stays in it, so an armed
         // gate that fired during its walk still walks next time.
         const bool fired = MOQ_SITE("idle.finish.fired_during_walk", gate) && shared_->fired();
+        // An input fired the gate during its own walk: it stays unarmed, the next poll walks (I3).
+        MOQ_SOMETIMES("idle.finish.fired_during_own_walk", pending && fired);
         if (pending && !fired) shared_->arm();
         // Armed only by a walk that answered Pending.
         MOQ_ASSERT(pending || !shared_->armed());

@@ -8,6 +8,7 @@
 #include "model/registering.hpp"
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::model {
 
@@ -30,7 +31,14 @@ void ResumeReader::drop_aborted_peek() {
 }
 
 void ResumeReader::drop_aborted_held() {
-    std::erase_if(held_, [](const auto& held) { return held.second.peek.group.aborted(); });
+    const std::multimap<std::uint64_t, Held>& all = held_;
+    std::erase_if(held_, [&](const auto& held) {
+        const bool aborted = held.second.peek.group.aborted();
+        // Aborted in one copy while another copy's group of that sequence is held too: the
+        // sequence still comes, from the other copy (R12, R17).
+        MOQ_SOMETIMES("resume.held.aborted_in_one_copy_of_several", aborted && all.count(held.first) > 1);
+        return aborted;
+    });
 }
 
 void ResumeReader::watch_held(const kio::Waiter& waiter) const {
@@ -58,16 +66,24 @@ kio::Poll<Next<const Peek*>> ResumeReader::peek_walk(const kio::Waiter& waiter, 
 void ResumeReader::follow_route(std::uint64_t generation, std::optional<TrackConsumer> serving) {
     // Route generations only grow (every change bumps it, R1).
     MOQ_ASSERT_GT(generation, seen_generation_);
+    // The route changed more than once since the last walk: a copy served in between is never read (R3).
+    MOQ_SOMETIMES("resume.route.generations_skipped", generation > seen_generation_ + 1);
     seen_generation_ = generation;
     const kio::Instant now = clock_->now();
     for (Copy& copy : copies_) {
         if (copy.replaced) continue;
+        // Replaced while a group it handed out may still be read (R6, R14).
+        MOQ_SOMETIMES("resume.route.replaced_copy_last_taken_from", taken_from_ == copy.generation);
         // A replaced copy may still supply what it had, or may land, up to here.
         copy.replaced = true;
         copy.until = max_of(newest_, copy.track.latest());
         copy.grace_deadline = now + options_.grace;
     }
-    if (!serving) return;
+    if (!serving) {
+        // The route parked: no copy serves, readers wait on the replaced ones (R1, R13).
+        MOQ_PROBE("resume.route.parked_no_copy_serves");
+        return;
+    }
     // Copies stay ordered oldest first: the newest may serve (R3).
     if (!copies_.empty()) MOQ_ASSERT_LT(copies_.back().generation, generation);
     Copy fresh{generation, std::move(*serving), {}, {}, false, std::nullopt, kio::Instant{},
@@ -149,10 +165,14 @@ void ResumeReader::let_go(Walk walk, kio::Instant now) {
         std::count_if(copies_.begin(), copies_.end(), [](const Copy& copy) { return !copy.replaced; });
     std::erase_if(copies_, [&](const Copy& copy) {
         if (!copy.replaced) return false;
+        // A replaced copy looked at once its grace ran out (R8).
+        MOQ_SOMETIMES("resume.grace.expired_at_let_go", now >= copy.grace_deadline);
         if (peeked_ && peeked_->generation == copy.generation) return false;
         const bool other_used = copy.cursors[index(other)].has_value();
         return !retained(copy, walk, now) && !(other_used && retained(copy, other, now));
     });
+    // A replaced copy let go for good (R8).
+    MOQ_SOMETIMES("resume.let_go.copy_let_go", copies_.size() < before);
     // Only replaced copies go; the one that may serve stays.
     MOQ_ASSERT_LE(copies_.size(), before);
     MOQ_ASSERT_LE(serving, copies_.size());
@@ -210,6 +230,11 @@ const Peek* ResumeReader::offer_held(Walk walk) {
         // In range and not handed out: what any walk of this reader may offer.
         MOQ_ASSERT_GE(held->first, range_start_);
         MOQ_ASSERT(!handed_out(held->first));
+        // Held past the range's end, now in range: offered whatever became of its copy (R12).
+        MOQ_PROBE("resume.held.offered_in_range");
+        // Its copy is older than every copy still kept: let go since it held the group.
+        MOQ_SOMETIMES("resume.held.offered_from_let_go_copy",
+                      copies_.empty() || held->second.generation < copies_.front().generation);
         peeked_.emplace(Peeked{walk, held->second.generation, held->second.peek, true});
         held_.erase(held->first);  // the other copies' alternatives of it with it
         return &peeked_->peek;
@@ -225,6 +250,8 @@ void ResumeReader::hold(const Copy& copy, const Peek& peek) {
     for (auto held = held_.begin(); held != held_.end(); held = held_.upper_bound(held->first)) ++sequences;
     // One more than the window at most: each hold evicts down to it.
     MOQ_ASSERT_LE(sequences, options_.delivered_window + 1);
+    // Past the window: the furthest held sequence is dropped, no longer keeping the read open (R12).
+    MOQ_SOMETIMES("resume.held.window_drops_furthest", sequences > options_.delivered_window);
     if (sequences > options_.delivered_window) held_.erase(std::prev(held_.end())->first);
 }
 
@@ -248,19 +275,25 @@ bool ResumeReader::scan_copy(Copy& copy, Walk walk, const kio::Waiter& waiter, S
             // Past the range's end for now: the end may still be raised. A sequence walk
             // keeps it in its copy (even one that failed since); an arrival walk holds it.
             if (walk == Walk::sequence) {
+                MOQ_PROBE("resume.sequence.kept_past_range_end");
                 scan.looked.push_back(&copy);
                 return false;
             }
+            MOQ_PROBE("resume.arrival.held_past_range_end");
             hold(copy, *peek);
             reader.skip();
             continue;
         }
         if (!deliverable(copy, peek->sequence, walk)) {
+            // A replaced copy offers a group past its until: it supplies nothing there (R4).
+            MOQ_SOMETIMES("resume.scan.replaced_copy_past_until", !within_until(copy, peek->sequence));
             reader.skip();
             continue;
         }
         if (walk == Walk::arrival) {
             MOQ_ASSERT(!handed_out(peek->sequence));
+            // A group the serving copy did not hand out yet comes from a replaced copy (R4, R8).
+            MOQ_SOMETIMES("resume.arrival.offered_from_replaced_copy", copy.replaced);
             peeked_.emplace(Peeked{walk, copy.generation, *peek, false});
             return true;
         }
@@ -280,7 +313,11 @@ bool ResumeReader::offer_best(Walk walk, const Scan& scan, kio::Instant now) {
     const bool waiting = std::any_of(copies_.begin(), copies_.end(), [&](const Copy& copy) {
         return now < copy.grace_deadline && !exhausted_for(copy, walk) && may_land(copy, walk, scan.best->sequence);
     });
-    if (waiting) return false;
+    if (waiting) {
+        // A retained replaced copy may still land a lower group: the walk waits (R9).
+        MOQ_PROBE("resume.sequence.waits_for_lower_group");
+        return false;
+    }
     // Only a sequence walk picks a best, above its floor (R9).
     MOQ_ASSERT(walk == Walk::sequence && scan.best_copy != nullptr);
     MOQ_ASSERT(!floor_ || scan.best->sequence > *floor_);
@@ -299,8 +336,11 @@ std::optional<Next<const Peek*>> ResumeReader::end_rules(const RouteRead& read, 
     if (serving && serving->done[slot]) {
         // The serving copy ended: the read ends unless it holds a group past the range's
         // end, which a raised end would still hand out.
+        MOQ_SOMETIMES("resume.end.held_group_keeps_read_open", !held_.empty());
         if (held_.empty()) {
             if (!*serving->done[slot]) return Next<const Peek*>(End{});
+            // The serving copy failed and the route goes on: the read waits for the next route (R13).
+            MOQ_SOMETIMES("resume.end.failed_copy_waits_for_route", !concluded);
             if (concluded) return Next<const Peek*>(**serving->done[slot]);
         }
         // Otherwise a serving copy that failed waits for the next route.
@@ -321,6 +361,7 @@ void ResumeReader::arm_grace(Walk walk, kio::Instant now, const kio::Waiter& wai
         if (!earliest || copy.grace_deadline < *earliest) earliest = copy.grace_deadline;
     }
     // A wake in the past would be at once: only a grace still running is armed.
+    MOQ_SOMETIMES("resume.grace.deadline_armed", earliest.has_value());
     if (earliest) MOQ_ASSERT(now < *earliest);
     if (earliest) clock_->wake_at(*earliest, registering(MOQ_SITE("resume.grace.register", register_input), waiter));
 }
@@ -361,6 +402,10 @@ std::optional<GroupConsumer> ResumeReader::take() {
     if (!peeked_) return std::nullopt;
     Peeked taken = std::move(*peeked_);
     peeked_.reset();
+    // Handed out from a copy the route replaced: a held group (R12), or one within its
+    // until and grace (R4, R8).
+    MOQ_SOMETIMES("resume.take.held_from_replaced", taken.held && taken.generation < seen_generation_);
+    MOQ_SOMETIMES("resume.take.from_replaced_copy", !taken.held && taken.generation < seen_generation_);
     if (!taken.held) {
         // A peek pins its copy: no let-go removes it before the take.
         const auto from = std::find_if(copies_.begin(), copies_.end(),
@@ -385,6 +430,7 @@ std::optional<GroupConsumer> ResumeReader::take() {
         // Bounded: the lowest is forgotten, and with it everything below it counts as
         // handed out, so a copy that still has it never hands it out twice (R5).
         while (delivered_.size() > options_.delivered_window) {
+            MOQ_PROBE("resume.take.delivered_window_forgets");
             // The delivered floor only rises: what it forgets lies at or above it.
             MOQ_ASSERT_GE(*delivered_.begin(), delivered_floor_);
             delivered_floor_ = std::max(delivered_floor_, one_past(*delivered_.begin()));
@@ -411,6 +457,8 @@ void ResumeReader::set_range(std::uint64_t start, std::optional<std::uint64_t> e
     range_start_ = std::max(range_start_, start);
     MOQ_ASSERT_GE(range_start_, old_start);
     start = range_start_;
+    // A new end while groups are held past the old one: a raised end offers them (R10, R12).
+    MOQ_SOMETIMES("resume.set_range.end_moved_with_groups_held", !held_.empty());
     range_end_ = end;
     if (peeked_ && (peeked_->peek.sequence < start || (end && peeked_->peek.sequence >= *end))) peeked_.reset();
     for (Copy& copy : copies_)
@@ -492,6 +540,10 @@ bool ResumeRecover::wants(std::optional<Error> failed, const kio::Waiter& waiter
         return std::pair<std::uint64_t, bool>(state.generation, state.end.has_value());
     });
     if (failed && !is_verdict(*failed)) return true;
+    // A stall on a route that ended without moving: it looks past its copy for the end (R14).
+    MOQ_SOMETIMES("resume.recover.stall_hears_route_end", !failed && ended && generation == generation_);
+    // A verdict looks past its copy only once the route moved (R14).
+    MOQ_SOMETIMES("resume.recover.verdict_looks_past", failed && generation != generation_);
     // A stall looks past its copy once the route moved on, or once it ended: an end with
     // an error ends the group with it, which a route that never moves again would
     // otherwise leave parked for good. A verdict stands unless the route moved on.
@@ -502,22 +554,36 @@ kio::Poll<std::variant<Replacement, Error>> ResumeRecover::poll(std::size_t, std
                                                                 const kio::Waiter& waiter) {
     using Answer = std::variant<Replacement, Error>;
     const RouteState route = route_.read_and_watch(waiter, [](const RouteState& state) { return state; });
-    if (route.end && *route.end) return Answer(**route.end);
+    if (route.end && *route.end) {
+        // The route ended with an error: the group ends with it (R14).
+        MOQ_PROBE("resume.recover.route_error_ends_group");
+        return Answer(**route.end);
+    }
     // The route's generation only grows past the copy this group came from (R1).
     MOQ_ASSERT_GE(route.generation, generation_);
     if (route.generation == generation_ || !route.serving) {
         // Nothing newer to continue from. A copy that failed gives up once no route can
         // come; a stalled one keeps waiting on its own copy.
-        if (failed && (route.end || route_.is_closed())) return Answer(Error::unroutable);
+        if (failed && (route.end || route_.is_closed())) {
+            // A failed group with no route left (R14).
+            MOQ_PROBE("resume.recover.unroutable");
+            return Answer(Error::unroutable);
+        }
         return kio::Poll<Answer>::pending();
     }
     auto group = route.serving->poll_group(sequence_, waiter);
     if (group.is_pending()) return kio::Poll<Answer>::pending();
     if (!group.value().is_item()) {
         // The serving copy will not deliver it: final only for a copy that failed.
-        if (failed) return Answer(group.value().is_error() ? group.value().error() : *failed);
+        if (failed) {
+            // The serving copy refuses the group a failed read needs: its refusal ends it (R14).
+            MOQ_PROBE("resume.recover.serving_copy_refuses_group");
+            return Answer(group.value().is_error() ? group.value().error() : *failed);
+        }
         return kio::Poll<Answer>::pending();
     }
+    // The handed-out group continues from the serving copy, at the same frame (R6, R14).
+    MOQ_PROBE("resume.recover.continues_on_serving_copy");
     return Answer(Replacement{group.value().item().cell(), nullptr, route.generation});
 }
 

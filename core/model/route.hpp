@@ -11,6 +11,7 @@
 #include "model/error.hpp"
 #include "model/track.hpp"
 #include "util/assert.hpp"
+#include "util/probe.hpp"
 
 namespace moq::model {
 
@@ -40,12 +41,16 @@ public:
         cell_.modify([&](RouteState& state) {
             bump(state);
             previous = std::exchange(state.serving, std::nullopt);
+            // Parked again with no copy serving: the generation still moves (R1).
+            MOQ_SOMETIMES("route.park.while_parked", !previous.has_value());
             MOQ_ASSERT(!state.serving);
         });
     }
     // The logical track ends: cleanly (nullopt) or with an error. The first end wins.
     void end(std::optional<Error> error) {
         cell_.modify([&](RouteState& state) {
+            // A second end: the first one stays (R1).
+            MOQ_SOMETIMES("route.end.second_end_ignored", state.end.has_value());
             if (!state.end) state.end = error;
             MOQ_ASSERT(state.end.has_value());  // the first end stays
         });

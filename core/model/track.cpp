@@ -4,6 +4,7 @@
 #include "model/registering.hpp"
 #include "util/assert.hpp"
 #include "util/mutation.hpp"
+#include "util/probe.hpp"
 
 namespace moq::model {
 
@@ -54,6 +55,8 @@ std::variant<GroupProducer, Error> TrackProducer::land(std::optional<std::uint64
             created.emplace(sequence, limits);
             state.groups.emplace(sequence, created->consume());
             state.arrival.push_back(sequence);
+            // A late landing, below the newest: a sequence walk past it never offers it (T5).
+            MOQ_SOMETIMES("track.land.below_newest", state.max_sequence && sequence < *state.max_sequence);
             if (!state.max_sequence || sequence > *state.max_sequence) state.max_sequence = sequence;
             // Each group lands once, and once in the landing order cursors index into.
             MOQ_ASSERT_EQ(state.groups.size(), state.arrival.size());
@@ -118,7 +121,11 @@ kio::Poll<Next<GroupConsumer>> TrackConsumer::poll_group(std::uint64_t sequence,
         if (auto found = state.groups.find(sequence); found != state.groups.end())
             return Next<GroupConsumer>(found->second);
         if (state.abort) return Next<GroupConsumer>(*state.abort);
-        if (state.final_sequence && sequence >= *state.final_sequence) return Next<GroupConsumer>(Error::not_found);
+        if (state.final_sequence && sequence >= *state.final_sequence) {
+            // The copy finished short of this group: a recover's lookup is refused (R14).
+            MOQ_PROBE("track.poll_group.past_end");
+            return Next<GroupConsumer>(Error::not_found);
+        }
         return std::nullopt;
     });
     if (answer.is_ready()) return std::move(answer.value());
@@ -130,6 +137,7 @@ kio::Poll<Next<const Peek*>> TrackCursor::peek_walk(const kio::Waiter& waiter) {
     if (peeked_ && walk_ == Walk::arrival) {
         if (!peeked_->group.aborted()) return Next<const Peek*>(&*peeked_);
         // Aborted since it was peeked: skipped like any aborted landing.
+        MOQ_PROBE("track.peek.held_peek_aborted");
         peeked_.reset();
         ++arrival_index_;
     }
@@ -163,7 +171,10 @@ std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const 
             const std::uint64_t sequence = state.arrival[arrival_index_];
             if (sequence < floor_) continue;
             const GroupConsumer& group = state.groups.at(sequence);
-            if (group.aborted()) continue;
+            if (group.aborted()) {
+                MOQ_PROBE("track.arrival.aborted_group_skipped");
+                continue;
+            }
             MOQ_ASSERT_GE(sequence, floor_);
             peeked_.emplace(Peek{sequence, group});
             return Next<std::monostate>(std::monostate{});
@@ -184,11 +195,16 @@ std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const 
             peeked_.emplace(Peek{next->first, next->second});
             return Next<std::monostate>(std::monostate{});
         }
+        // Aborted: skipped, with no floor moved (T6).
+        MOQ_PROBE("track.sequence.aborted_group_skipped");
         if (next->first == covered_to) ++covered_to;
     }
     MOQ_ASSERT_GE(covered_to, floor_);
     MOQ_ASSERT(!peeked_);
     if (state.abort) return Next<std::monostate>(*state.abort);
+    // Only aborted groups fill the sequences from the floor to the end: nothing can land, it ends (T7).
+    MOQ_SOMETIMES("track.sequence.ends_past_aborted_groups",
+                  covered_to > floor_ && state.final_sequence && *state.final_sequence <= covered_to);
     if (state.final_sequence && *state.final_sequence <= covered_to) return Next<std::monostate>(End{});
     return std::nullopt;
 }
@@ -196,8 +212,11 @@ std::optional<Next<std::monostate>> TrackCursor::walk_arrival_or_sequence(const 
 void TrackCursor::watch(const kio::Waiter& waiter) const {
     // Registered and compared under one lock: a change after it wakes `waiter`, one
     // before it is seen here.
-    bool changed =
-        track_.cell().read_and_watch(waiter, [&](const TrackState& state) { return seen_in(state) != seen_; });
+    bool changed = track_.cell().read_and_watch(waiter, [&](const TrackState& state) {
+        // The track's end was declared while this cursor held its peek (T10).
+        MOQ_SOMETIMES("track.watch.end_while_peek_held", peeked_ && state.final_sequence && !seen_.ended);
+        return seen_in(state) != seen_;
+    });
     // A group closes when aborted or when its producer goes unfinished; only an abort
     // changes what the cursor answers next (T6).
     if (peeked_ && MOQ_SITE("track.peek.register", register_input) &&
@@ -205,6 +224,8 @@ void TrackCursor::watch(const kio::Waiter& waiter) const {
         changed |= peeked_->group.aborted();
     // Outside every lock. The caller's walk is still running, so the wake also keeps its
     // gate from arming: its next poll walks and sees the change.
+    // A change since the peeking walk that no registration of the caller heard: woken at once (T10).
+    MOQ_SOMETIMES("track.watch.changed_since_walk", changed);
     if (changed && MOQ_SITE("track.watch.changed_wake", notify)) waiter.waker().wake();
 }
 
@@ -234,6 +255,8 @@ void TrackCursor::raise_floor(std::uint64_t floor) {
     if (floor <= floor_) return;
     floor_ = floor;
     MOQ_ASSERT_EQ(floor_, floor);
+    // A peek below the new floor is dropped (T8).
+    MOQ_SOMETIMES("track.raise_floor.drops_peek", peeked_ && peeked_->sequence < floor_);
     if (peeked_ && peeked_->sequence < floor_) peeked_.reset();
     MOQ_ASSERT(!peeked_ || peeked_->sequence >= floor_);
     if (MOQ_SITE("track.raise_floor.disarm", disarm)) disarm();

@@ -22,11 +22,6 @@ Registry& registry() {
     return instance;
 }
 
-std::string_view strip_build_prefix(std::string_view file) {
-    while (file.starts_with("../")) file.remove_prefix(3);
-    return file;
-}
-
 // -2: not read yet. Read from MOQ_MUTANT on first use in a mutants build.
 std::atomic<int> active_index{-2};
 // The generated mutant switched on; meaningful once the environment is read.
@@ -61,6 +56,11 @@ bool activate(std::string_view name) {
 
 }  // namespace
 
+std::string_view project_relative(std::string_view file) {
+    while (file.starts_with("../")) file.remove_prefix(3);
+    return file;
+}
+
 std::string_view category_name(Category category) {
     switch (category) {
         case Category::disarm: return "disarm";
@@ -73,7 +73,7 @@ std::string_view category_name(Category category) {
 }
 
 int add_site(Site site, std::atomic<std::uint64_t>* evaluations) {
-    site.file = strip_build_prefix(site.file);
+    site.file = project_relative(site.file);
     Registry& all = registry();
     std::lock_guard lock(all.mutex);
     all.sites.push_back(site);
@@ -95,6 +95,22 @@ void reset_evaluations() {
     std::lock_guard lock(all.mutex);
     for (std::atomic<std::uint64_t>* counter : all.evaluations)
         if (counter) counter->store(0, std::memory_order_relaxed);
+}
+
+std::vector<std::uint64_t> evaluation_counts() {
+    Registry& all = registry();
+    std::vector<std::pair<std::string_view, std::uint64_t>> named;
+    {
+        std::lock_guard lock(all.mutex);
+        for (std::size_t i = 0; i < all.sites.size(); ++i)
+            named.emplace_back(all.sites[i].name,
+                               all.evaluations[i] ? all.evaluations[i]->load(std::memory_order_relaxed) : 0);
+    }
+    std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::uint64_t> counts;
+    counts.reserve(named.size());
+    for (const auto& entry : named) counts.push_back(entry.second);
+    return counts;
 }
 
 int add_generated_mutants(const GeneratedMutant* first, std::size_t count) {

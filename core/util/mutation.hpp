@@ -30,6 +30,10 @@ enum class Category { disarm, register_input, notify, gate, fault };
 
 std::string_view category_name(Category category);
 
+// A registered place's file relative to the project root: __FILE__ as a build folder
+// inside the project names it ("../core/..."), without the leading "../".
+std::string_view project_relative(std::string_view file);
+
 struct Site {
     std::string_view name;
     Category category;
@@ -50,6 +54,9 @@ int add_site(Site site, std::atomic<std::uint64_t>* evaluations = nullptr);
 std::uint64_t evaluations(std::string_view name);
 // Sets every site's count back to 0 (between the runs a report tells apart).
 void reset_evaluations();
+// Every site's count in the order of sites(), at the cost of one lock (for a caller that
+// reads all of them after every run, as the guided search does).
+std::vector<std::uint64_t> evaluation_counts();
 
 // A mutant of the generated schemata copy: where it is and what it changes.
 struct GeneratedMutant {

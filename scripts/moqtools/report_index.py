@@ -4,10 +4,11 @@
 Usage: python3 -m moqtools.report_index REPORT_DIR
 
 For each report (mutation, site coverage, line and branch coverage, benchmarks, the last
-sweep, the last soak) it links each of its files that exists, with a one-line summary read from the
-report where there is one, and for a report not there yet names the script that makes it
-("not generated yet: run scripts/coverage"). The page holds no date and nothing of the
-machine, so the same reports give the same page. Written atomically.
+sweep and its probes, the last soak) it links each of its files that exists, with a
+one-line summary read from the report where there is one, and for a report not there yet
+names the script that makes it ("not generated yet: run scripts/coverage"). The page holds
+no date and nothing of the machine, so the same reports give the same page. Written
+atomically.
 """
 
 import html
@@ -45,6 +46,12 @@ def sites_summary(hits):
     names = [site["name"] for site in hits["sites"]]
     reached = {name for suite in hits["suites"] for name, n in suite["evaluations"].items() if n > 0}
     return f"{len(reached & set(names))} of {len(names)} mutation sites reached by a sweep"
+
+
+def probes_summary(probes):
+    names = [probe["name"] for probe in probes["probes"]]
+    hit = {name for suite in probes["suites"] for name, n in suite["hits"].items() if n > 0}
+    return f"{len(hit & set(names))} of {len(names)} probes hit by a sweep"
 
 
 def coverage_summary(summary):
@@ -108,6 +115,11 @@ REPORTS = [
      [("sim.md", "table", None), ("sim.json", "rows", None)], None),
     ("Last sweep", "the result of the last seeded sweep (moqsim sweep --json)", "scripts/sweep",
      [("sweep.json", "result", None)], ("sweep.json", sweep_summary)),
+    ("Probes", "the core's named rare paths and states (MOQ_PROBE, MOQ_SOMETIMES): how often each suite's "
+     "last sweep hit each, the first case that did, and the probes no sweep hit", "scripts/sweep",
+     [("probes.html", "report (HTML)", "scripts/report"), ("probes.md", "table", "scripts/report"),
+      ("probes.json", "counts (moqsim sweep --probes)", None)],
+     ("probes.json", probes_summary)),
     ("Soak", "every suite under every strategy and mix on fresh seeds for a while: the cases run and "
      "every bucket of failures, with its replay command and the timeline of its smallest case", "scripts/soak",
      [("soak.html", "report (HTML)", None), ("soak.md", "table and buckets", None), ("soak.json", "result", None)],

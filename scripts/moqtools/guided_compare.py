@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+"""The guided search side by side with the blind strategies (docs/TESTING.md, "Guided search").
+
+Usage: python3 -m moqtools.guided_compare MOQSIM GUIDED [--sites all|none|A,B] [--seconds 20]
+           [--generated N --schemata JSON [--sample-seed S] [--equivalents FILE]]
+           [--probe-seconds 60] [--suites all|A,B] [--jobs 2] [--json OUT] [--markdown OUT]
+
+MOQSIM and GUIDED are the moqsim and fuzz/suite_guided of one build with -Dfuzz=true and
+-Dmutants=true (scripts/fuzz builds build-guided/). Two measures:
+
+  cases to the first failure   for every mutation site that a short sweep reaches (the
+      suite that evaluates it most often is its suite), each way runs that suite with the
+      site switched off until it fails or --seconds pass:
+        random  moqsim sweep --strategy random --mix fixed   (the default sweep)
+        pct     moqsim sweep --strategy pct
+        swarm   moqsim sweep --mix swarm
+        guided  fuzz/suite_guided (libFuzzer, -seed=1), from fuzz/corpus/suite-NAME/
+      and counts the cases it ran (a sweep's cases, the guided search's executions, the
+      failing one included). A way that did not fail in time is censored: it counts as
+      more than any number in the medians and 90th percentiles. --generated N does the
+      same for N generated mutants of core/model/ drawn with --sample-seed (default 1) from
+      the build's table (build-guided/core/schemata_mutants.json), leaving out those
+      --equivalents lists and order_weaken's; each runs against the suite of its file.
+  probes reached     every suite for --probe-seconds each way: the probes its runs hit.
+
+Prints a line per run on stderr. --json OUT keeps every number; --markdown OUT the tables.
+Exit 2 on bad input.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+WAYS = ("random", "pct", "swarm", "guided")
+BLIND = {"random": ["--strategy", "random", "--mix", "fixed"],
+         "pct": ["--strategy", "pct", "--mix", "fixed"],
+         "swarm": ["--strategy", "random", "--mix", "swarm"]}
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class UsageError(Exception):
+    pass
+
+
+def run(command, env=None, timeout=None):
+    merged = dict(os.environ)
+    merged.update(env or {})
+    return subprocess.run(command, capture_output=True, text=True, env=merged, timeout=timeout, check=False)
+
+
+# A run that ended without its result (the mutant crashed the process, as a null
+# dereference does): the way neither found nor missed it.
+CRASHED = ("crashed", 0)
+
+
+# The suite whose operations drive a site's code most directly, by the site's first word;
+# a site of another word goes to the suite whose short sweep evaluates it most per case
+# (which may only pass through it: the fanout suite evaluates every group site).
+SUITE_OF_SITE = {"group": "group", "track": "track", "resume": "resume", "idle": "gate", "cell": "gate",
+                 "waiters": "waiter", "task": "runtime", "runtime": "runtime", "pool": "runtime",
+                 "clock": "runtime", "fanout": "fanout", "subscriber": "fanout"}
+
+
+def suite_of_sites(moqsim, suites):
+    """Each reached site's suite (SUITE_OF_SITE, else the sweep that evaluates it most)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "hits.json")
+        done = run([moqsim, "sweep", "--suite", ",".join(suites), "--seeds", "1", "--cases", "200",
+                    "--site-hits", path])
+        if done.returncode != 0 or not os.path.exists(path):
+            raise UsageError(f"the site-hits sweep failed: {done.stderr.strip() or done.stdout.strip()}")
+        with open(path, encoding="utf-8") as file:
+            hits = json.load(file)
+    chosen = {}
+    for site in hits["sites"]:
+        name = site["name"]
+        best = max(hits["suites"], key=lambda entry: entry["evaluations"].get(name, 0) / max(entry["run"], 1))
+        if best["evaluations"].get(name, 0) > 0:
+            chosen[name] = SUITE_OF_SITE.get(name.split(".")[0], best["suite"])
+    return chosen
+
+
+# The suite whose operations drive each file of core/model/ most directly.
+SUITE_OF_FILE = (("core/model/resume", "resume"), ("core/model/route", "resume"), ("core/model/group", "group"),
+                 ("core/model/codec", "group"), ("core/model/recover", "group"), ("core/model/expiry", "group"),
+                 ("core/model/track", "track"), ("core/model/walk", "track"), ("core/model/sequence", "track"),
+                 ("core/model/subscriber", "fanout"), ("core/model/idle", "gate"), ("core/model/gated_read", "gate"))
+
+
+def sample_generated(schemata, count, seed, equivalents):
+    """{id: suite} for `count` compiled generated mutants of core/model/, drawn with `seed`."""
+    with open(schemata, encoding="utf-8") as file:
+        table = json.load(file)["mutants"]
+    listed = set()
+    if equivalents:
+        with open(equivalents, encoding="utf-8") as file:
+            listed = {line.split()[0] for line in file if line.strip() and not line.startswith("#")}
+    chosen = {}
+    for mutant in table:
+        if mutant["status"] != "compiled" or mutant["operator"] == "order_weaken" or mutant["id"] in listed:
+            continue
+        for prefix, suite in SUITE_OF_FILE:
+            if mutant["file"].startswith(prefix):
+                chosen[mutant["id"]] = suite
+                break
+    names = sorted(chosen)
+    random.Random(seed).shuffle(names)
+    return {name: chosen[name] for name in sorted(names[:count])}
+
+
+def blind_cases(moqsim, way, suite, site, seconds):
+    with tempfile.TemporaryDirectory() as folder:
+        result = os.path.join(folder, "sweep.json")
+        done = run([moqsim, "sweep", "--suite", suite, *BLIND[way], "--mutant", site, "--duration", f"{seconds}s",
+                    "--shrink-seconds", "0", "--recheck", "0", "--max-failures", "1", "--json", result],
+                   timeout=seconds * 4 + 120)
+        if not os.path.exists(result):
+            print(f"{site} ({suite}) {way} wrote no result: " + " | ".join(done.stderr.strip().splitlines()[-3:]),
+                  file=sys.stderr, flush=True)
+            return CRASHED
+        with open(result, encoding="utf-8") as file:
+            entry = json.load(file)["suites"][0]
+    return entry["run"] if entry["failed"] > 0 else None, entry["run"]
+
+
+def guided_environment(suite, folder, site=None):
+    env = {"MOQ_FUZZ_SUITE": suite, "MOQ_FUZZ_FINDINGS": folder, "MOQ_FUZZ_PROBES": os.path.join(folder, "probes.json")}
+    if site:
+        env["MOQ_MUTANT"] = site
+    return env
+
+
+def guided_command(guided, suite, folder, seconds):
+    work = os.path.join(folder, "corpus")
+    os.makedirs(work, exist_ok=True)
+    return [guided, "-seed=1", "-entropic=0", f"-max_total_time={seconds}", "-max_len=8192", "-timeout=30",
+            f"-artifact_prefix={folder}/", "-print_final_stats=1", work,
+            os.path.join(ROOT, "fuzz", "corpus", f"suite-{suite}")]
+
+
+# The search writes every input it keeps: in memory where the machine has a folder there.
+SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") else None
+
+
+def guided_cases(guided, suite, site, seconds):
+    with tempfile.TemporaryDirectory(dir=SCRATCH) as folder:
+        done = run(guided_command(guided, suite, folder, seconds), env=guided_environment(suite, folder, site),
+                   timeout=seconds * 4 + 120)
+        found = re.search(r"guided failure after (\d+) executions", done.stderr)
+        ran = re.findall(r"stat::number_of_executed_units: *(\d+)", done.stderr)
+        if found:
+            return int(found.group(1)), int(found.group(1))
+        if done.returncode != 0:
+            print(f"{site} ({suite}) guided stopped without a failure: " +
+                  " | ".join(done.stderr.strip().splitlines()[-4:]), file=sys.stderr, flush=True)
+            return CRASHED
+        return None, int(ran[-1]) if ran else 0
+
+
+def probes_reached(moqsim, guided, way, suite, seconds):
+    with tempfile.TemporaryDirectory(dir=SCRATCH) as folder:
+        if way == "guided":
+            run(guided_command(guided, suite, folder, seconds), env=guided_environment(suite, folder),
+                timeout=seconds * 4 + 120)
+            with open(os.path.join(folder, "probes.json"), encoding="utf-8") as file:
+                hits = json.load(file)["hits"]
+        else:
+            path = os.path.join(folder, "probes.json")
+            run([moqsim, "sweep", "--suite", suite, *BLIND[way], "--duration", f"{seconds}s", "--recheck", "0",
+                 "--probes", path, "--keep-going", "--shrink-seconds", "0"], timeout=seconds * 4 + 120)
+            with open(path, encoding="utf-8") as file:
+                hits = json.load(file)["suites"][0]["hits"]
+    return sorted(name for name, count in hits.items() if count > 0)
+
+
+def quantile(values, fraction):
+    """The fraction's quantile of cases, a censored run (None) counted as infinite."""
+    ordered = sorted(math.inf if value is None else value for value in values)
+    if not ordered:
+        return None
+    return ordered[min(len(ordered) - 1, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def shown(value):
+    if value is None:
+        return "-"
+    return "not found" if value == math.inf else f"{value:,}"
+
+
+def summary_rows(title, rows):
+    lines = [f"| {title} | way | found | median cases to the first failure | 90th percentile |",
+             "| --- | --- | ---: | ---: | ---: |"]
+    for way in WAYS:
+        values = [row[way]["cases"] for row in rows]
+        found = sum(value is not None for value in values)
+        lines.append(f"| {len(rows)} | {way} | {found} | {shown(quantile(values, 0.5))} | "
+                     f"{shown(quantile(values, 0.9))} |")
+    return lines
+
+
+def markdown(report):
+    crashed = [row["site"] for row in report["sites"] if row.get("crashed")]
+    rows = [row for row in report["sites"] if not row.get("crashed")]
+    sites = [row for row in rows if not row["site"].startswith("gen.")]
+    generated = [row for row in rows if row["site"].startswith("gen.")]
+    lines = []
+    for title, group in (("sites", sites), ("generated mutants", generated), ("all", rows)):
+        if group:
+            lines += summary_rows(title, group) + [""]
+    if crashed:
+        lines += [f"Left out, a way crashed on them: {', '.join(crashed)}.", ""]
+    lines += ["| site | suite | " + " | ".join(WAYS) + " |", "| --- | --- |" + " ---: |" * len(WAYS)]
+    for row in rows:
+        cells = [f"> {row[way]['ran']:,}" if row[way]["cases"] is None else
+                 "crashed" if row[way]["cases"] == "crashed" else shown(row[way]["cases"]) for way in WAYS]
+        lines.append(f"| `{row['site']}` | {row['suite']} | " + " | ".join(cells) + " |")
+    if report["probes"]:
+        lines += ["", f"Probes reached in {report['probe_seconds']} s a suite:", "",
+                  "| suite | " + " | ".join(WAYS) + " |", "| --- |" + " ---: |" * len(WAYS)]
+        for suite, ways in report["probes"].items():
+            lines.append(f"| {suite} | " + " | ".join(str(len(ways[way])) for way in WAYS) + " |")
+        union = {way: set() for way in WAYS}
+        for ways in report["probes"].values():
+            for way in WAYS:
+                union[way] |= set(ways[way])
+        lines.append("| every suite | " + " | ".join(str(len(union[way])) for way in WAYS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="guided_compare")
+    parser.add_argument("moqsim")
+    parser.add_argument("guided")
+    parser.add_argument("--sites", default="all")
+    parser.add_argument("--generated", type=int, default=0)
+    parser.add_argument("--schemata")
+    parser.add_argument("--sample-seed", type=int, default=1)
+    parser.add_argument("--equivalents")
+    parser.add_argument("--suites", default="all")
+    parser.add_argument("--seconds", type=int, default=20)
+    parser.add_argument("--probe-seconds", type=int, default=60)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--json")
+    parser.add_argument("--markdown")
+    args = parser.parse_args(argv)
+    try:
+        for program in (args.moqsim, args.guided):
+            if not os.access(program, os.X_OK):
+                raise UsageError(f"{program} is not a program")
+        listed = run([args.moqsim, "list", "--suites"]).stdout.split()
+        suites = listed if args.suites == "all" else args.suites.split(",")
+        if unknown := [suite for suite in suites if suite not in listed]:
+            raise UsageError(f"unknown suite {unknown[0]} (moqsim list --suites)")
+        chosen = suite_of_sites(args.moqsim, suites) if args.sites != "none" else {}
+        if args.sites not in ("all", "none"):
+            names = args.sites.split(",")
+            if missing := [name for name in names if name not in chosen]:
+                raise UsageError(f"no short sweep reaches site {missing[0]}")
+            chosen = {name: chosen[name] for name in names}
+        chosen = {name: suite for name, suite in chosen.items() if suite in suites}
+        if args.generated:
+            if not args.schemata:
+                raise UsageError("--generated needs --schemata (the build's core/schemata_mutants.json)")
+            generated = sample_generated(args.schemata, args.generated, args.sample_seed, args.equivalents)
+            chosen.update({name: suite for name, suite in generated.items() if suite in suites})
+        report = {"seconds": args.seconds, "probe_seconds": args.probe_seconds, "sites": [], "probes": {}}
+
+        def one_site(site):
+            suite = chosen[site]
+            row = {"site": site, "suite": suite}
+            for way in WAYS:
+                if way == "guided":
+                    cases, ran = guided_cases(args.guided, suite, site, args.seconds)
+                else:
+                    cases, ran = blind_cases(args.moqsim, way, suite, site, args.seconds)
+                row[way] = {"cases": cases, "ran": ran}
+                said = {None: f"no failure in {ran:,}", "crashed": "crashed"}.get(cases, f"failed at case {cases}")
+                print(f"{site} ({suite}) {way}: {said}", file=sys.stderr, flush=True)
+            row["crashed"] = any(row[way]["cases"] == "crashed" for way in WAYS)
+            return row
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            report["sites"] = list(pool.map(one_site, sorted(chosen)))
+            if args.probe_seconds > 0:
+                jobs = {(suite, way): pool.submit(probes_reached, args.moqsim, args.guided, way, suite,
+                                                  args.probe_seconds) for suite in suites for way in WAYS}
+                for (suite, way), job in jobs.items():
+                    report["probes"].setdefault(suite, {})[way] = job.result()
+                    print(f"probes {suite} {way}: {len(report['probes'][suite][way])}", file=sys.stderr, flush=True)
+        text = markdown(report)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as file:
+                json.dump(report, file, indent=1, default=lambda value: None)
+        if args.markdown:
+            with open(args.markdown, "w", encoding="utf-8") as file:
+                file.write(text)
+        print(text, end="")
+    except (UsageError, OSError, subprocess.TimeoutExpired, json.JSONDecodeError, KeyError) as error:
+        print(f"guided_compare: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
