@@ -66,15 +66,28 @@ int corpus(const Program& program, const std::vector<std::string>& arguments) {
     std::size_t passed = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const bool decided = schedules[i].has_value();
-        const auto outcome = decided ? properties::run_decisions(*schedules[i]->value, schedules[i]->decisions).outcome
-                                     : cases[i].value->run(properties::RunSettings{cases[i].strategy, false});
+        // A decisions file's run that parts from its schedule (a change to the code moved a
+        // decision, as fixing the bug it caught may) is still a schedule of its case, judged
+        // as any; the line says so, since the file then no longer replays the run it kept.
+        std::string parted;
+        properties::CaseOutcome outcome;
+        if (decided) {
+            properties::DecidedRun run = properties::run_decisions(
+                *schedules[i]->value, schedules[i]->decisions, properties::RunSettings{schedules[i]->strategy, false});
+            if (run.left_list)
+                parted =
+                    " (the run parts from the file's decisions at decision " + std::to_string(run.diverged_at) + ")";
+            outcome = std::move(run.outcome);
+        } else {
+            outcome = cases[i].value->run(properties::RunSettings{cases[i].strategy, false});
+        }
         if (outcome.ok) {
             ++passed;
-            std::printf("corpus: %s passed\n", files[i].c_str());
+            std::printf("corpus: %s passed%s\n", files[i].c_str(), parted.c_str());
         } else {
-            std::printf("corpus: %s FAILED: %s\n  replay: %s replay %s%s%s%s --shrink\n", files[i].c_str(),
-                        outcome.message.c_str(), program.name.c_str(), decided ? "--decisions " : "", files[i].c_str(),
-                        mutant ? " --mutant " : "", mutant ? mutant->c_str() : "");
+            std::printf("corpus: %s FAILED: %s%s\n  replay: %s replay %s%s%s%s --shrink\n", files[i].c_str(),
+                        outcome.message.c_str(), parted.c_str(), program.name.c_str(), decided ? "--decisions " : "",
+                        files[i].c_str(), mutant ? " --mutant " : "", mutant ? mutant->c_str() : "");
         }
     }
     std::printf("corpus: %zu passed, %zu failed\n", passed, cases.size() - passed);

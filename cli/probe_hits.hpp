@@ -8,7 +8,8 @@
 //                "first": {"group.read.recovered": {"seed": 1, "case": 17,
 //                                                   "replay": "moqsim replay ..."}, ...}}, ...]}
 // Every probe is named in every suite's "hits", 0 where its sweep never hit it; "first"
-// names only the probes hit. Hits count every run the sweep made of a case, a recheck's
+// names only the probes hit. A timed sweep's file holds this run's seeds and hits, a
+// resumed one's too (not those of the run it continues). Hits count every run the sweep made of a case, a recheck's
 // second run and a failure's shrinking included, and are the same on every build type.
 #pragma once
 
@@ -36,6 +37,8 @@ public:
     void after_replays(std::string_view suite);
     // Each suite's case counts, once its cases have run.
     void end_suite(std::string_view suite, std::uint64_t cases, std::uint64_t run);
+    // The seeds a timed sweep ran (this run's alone, a resumed one's too).
+    void set_seeds(std::uint64_t first, std::uint64_t last) { report_["seeds"] = {first, last}; }
     void write() const;
 
 private:

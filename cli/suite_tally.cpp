@@ -62,6 +62,7 @@ bool SuiteTally::run_case(std::uint64_t seed, std::uint64_t index) {
     digest_ += case_fingerprint(seed, index, outcome.ok, outcome.digest);
     const std::optional<Nondeterminism> parted =
         twice ? run_again(*generated, settings, outcome) : std::optional<Nondeterminism>();
+    if (after_run_) after_run_(seed, index);
     if (outcome.ok && !parted) return true;
     ++failed_;
     if (!outcome.ok) record(seed, index, *generated, outcome, std::nullopt);

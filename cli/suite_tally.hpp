@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,9 @@ public:
 
     // Runs one case and counts it; false if it failed (printed, listed and bucketed).
     bool run_case(std::uint64_t seed, std::uint64_t index);
+    // Called with (seed, index) after each case's own runs, before a failure is shrunk:
+    // what a probe count takes as that case's (cli/probe_hits.hpp).
+    void on_run(std::function<void(std::uint64_t, std::uint64_t)> after_run) { after_run_ = std::move(after_run); }
     // Every listed failure replayed once: false if one gave another digest (a
     // nondeterministic failure, listed and bucketed).
     bool replay_failures();
@@ -63,6 +67,7 @@ private:
     double seconds_ = 0;
     nlohmann::json failures_ = nlohmann::json::array();
     bool told_cap_ = false;
+    std::function<void(std::uint64_t, std::uint64_t)> after_run_;
 };
 
 }  // namespace moq::cli

@@ -103,6 +103,14 @@ void print_timed_end(const Program& program, const SweepOptions& options, const 
     std::fflush(stdout);
 }
 
+// Each case's probe hits counted as that case's, the moment its own runs end (a failure's
+// shrink, which runs other cases, comes after and names no first case).
+void count_probes(SuiteTally& tally, ProbeHits& probe_hits) {
+    tally.on_run([&probe_hits, suite = tally.suite().name()](std::uint64_t seed, std::uint64_t index) {
+        probe_hits.after_case(suite, seed, index);
+    });
+}
+
 // Seed after seed, every suite's cases of each, until the time is up (checked between
 // seeds), a case fails (unless --keep-going) or the last seed ran. `earlier`: the result
 // this run continues.
@@ -117,7 +125,10 @@ int timed_sweep(const Program& program, const SweepOptions& options, const std::
     BucketBook book = new_book(options, known);
     const SweepContext context{program, options, book};
     std::vector<SuiteTally> tallies;
-    for (const properties::Suite* suite : options.suites) tallies.emplace_back(context, *suite);
+    for (const properties::Suite* suite : options.suites) {
+        tallies.emplace_back(context, *suite);
+        if (probe_hits) count_probes(tallies.back(), *probe_hits);
+    }
     const Clock::time_point started = Clock::now();
     const Clock::time_point deadline = started + std::chrono::seconds(duration);
     TimedProgress progress(duration);
@@ -130,7 +141,7 @@ int timed_sweep(const Program& program, const SweepOptions& options, const std::
             const Clock::time_point suite_started = Clock::now();
             for (std::uint64_t index = 0; index < options.cases[chosen]; ++index) {
                 const bool passed = tally.run_case(seed, index);
-                if (probe_hits) probe_hits->after_case(tally.suite().name(), seed, index);
+                if (probe_hits) probe_hits->after_replays(tally.suite().name());
                 progress.advance(seed, ++cases_run, book.size());
                 if (!passed && !options.keep_going) {
                     stop = TimedStop::failure;
@@ -167,7 +178,10 @@ int timed_sweep(const Program& program, const SweepOptions& options, const std::
     if (earlier) report = continued_result(*earlier, std::move(report));
     print_timed_end(program, options, report, stop, seed);
     write_result(program, options, report);
-    if (probe_hits) probe_hits->write();
+    if (probe_hits) {
+        probe_hits->set_seeds(options.seeds.first, seed);
+        probe_hits->write();
+    }
     bool failed = !same;
     for (const SuiteTally& tally : tallies) failed = failed || tally.failed() != 0;
     return failed ? 1 : 0;
@@ -186,7 +200,7 @@ bool sweep_suite(const SweepContext& context, SuiteTally& tally, std::uint64_t c
     if (site_hits) site_hits->start_suite();
     for (std::uint64_t ordinal = shard.index; ordinal < total; ordinal += shard.total) {
         const bool passed = tally.run_case(seeds.first + ordinal / cases, ordinal % cases);
-        if (probe_hits) probe_hits->after_case(tally.suite().name(), seeds.first + ordinal / cases, ordinal % cases);
+        if (probe_hits) probe_hits->after_replays(tally.suite().name());
         progress.advance(tally.run(), context.book.size());
         if (!passed && !options.keep_going) break;
     }
@@ -249,6 +263,7 @@ int sweep(const Program& program, const std::vector<std::string>& arguments) {
     std::vector<SuiteTally> tallies;
     for (std::size_t chosen = 0; chosen < options.suites.size(); ++chosen) {
         SuiteTally& tally = tallies.emplace_back(context, *options.suites[chosen]);
+        if (probe_hits) count_probes(tally, *probe_hits);
         same = sweep_suite(context, tally, options.cases[chosen], site_hits ? &*site_hits : nullptr,
                            probe_hits ? &*probe_hits : nullptr, report) &&
                same;

@@ -106,6 +106,13 @@ std::vector<std::uint64_t> site_counts() {
 // length of the run, and counting it would make nearly every run new.
 void report_features(const std::vector<std::uint64_t>& probes_before, const std::vector<std::uint64_t>& sites_before) {
     const std::vector<std::uint64_t> probes = moq::probe::hit_counts();
+    static const bool told = [&] {
+        if (probes.size() > feature_slots / 2 || site_counts().size() > feature_slots / 2)
+            std::fprintf(stderr, "suite_guided: more than %zu probes or sites: the rest are no features\n",
+                         feature_slots / 2);
+        return true;
+    }();
+    static_cast<void>(told);
     for (std::size_t i = 0; i < probes.size() && i < feature_slots / 2; ++i)
         extra_features[i] = static_cast<std::uint8_t>(std::min<std::uint64_t>(probes[i] - probes_before[i], 255));
     const std::vector<std::uint64_t> sites = site_counts();
@@ -119,9 +126,8 @@ void report_features(const std::vector<std::uint64_t>& probes_before, const std:
     file.value = input.value->clone();
     file.strategy = moq::sim::StrategyKind::random;
     if (const char* mutant = std::getenv("MOQ_MUTANT"); mutant && *mutant) file.mutant = mutant;
-    // The shrink explores within the bound: every choice off its default may be needed.
-    file.bound = static_cast<std::uint32_t>(std::count_if(run.decisions.begin(), run.decisions.end(),
-                                                          [](const auto& d) { return d.choice != d.fallback; }));
+    // The shrink explores within the bound: the costly choices the run made off their defaults.
+    file.bound = run.costly_choices;
     file.message = run.outcome.message;
     file.digest = run.outcome.digest;
     file.decisions = run.decisions;

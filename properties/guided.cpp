@@ -117,8 +117,9 @@ bool change_case(Change change, Json& value, const Suite& suite, std::mt19937_64
             std::vector<Json*> numbers = numbers_of((*steps)[below(random, count)]);
             if (numbers.empty()) return false;
             Json& number = *numbers[below(random, numbers.size())];
+            // Unsigned, so the step wraps instead of overflowing; the reader refuses what is out of range.
             const auto now = number.get<std::int64_t>();
-            number = (random() & 1) != 0 ? now + 1 : now - 1;
+            number = static_cast<std::int64_t>(static_cast<std::uint64_t>(now) + ((random() & 1) != 0 ? 1 : ~0ULL));
             return true;
         }
         case Change::setting: {
@@ -208,20 +209,19 @@ std::uint32_t ByteChooser::answer(std::uint8_t byte, const sim::DecisionPoint& p
     return (point.fallback + 1 + byte % (point.options - 1)) % point.options;
 }
 
+std::uint8_t tail_byte(std::uint64_t seed, std::size_t at) {
+    // splitmix64 of the position: the byte of decision `at` whatever the bytes before it.
+    std::uint64_t mixed = seed + (static_cast<std::uint64_t>(at) + 1) * 0x9e3779b97f4a7c15ULL;
+    mixed = (mixed ^ (mixed >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    mixed = (mixed ^ (mixed >> 27)) * 0x94d049bb133111ebULL;
+    return static_cast<std::uint8_t>(mixed ^ (mixed >> 31));
+}
+
 std::uint32_t ByteChooser::choose(const sim::DecisionPoint& point) {
     const std::size_t at = recorded_.size();
-    std::uint8_t byte = 0;
-    if (at < bytes_.size()) {
-        byte = bytes_[at];
-    } else {
-        // splitmix64: the tail's bytes, one a decision.
-        tail_ += 0x9e3779b97f4a7c15ULL;
-        std::uint64_t mixed = tail_;
-        mixed = (mixed ^ (mixed >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        mixed = (mixed ^ (mixed >> 27)) * 0x94d049bb133111ebULL;
-        byte = static_cast<std::uint8_t>(mixed ^ (mixed >> 31));
-    }
+    const std::uint8_t byte = at < bytes_.size() ? bytes_[at] : tail_byte(tail_, at);
     const std::uint32_t choice = answer(byte, point);
+    if (point.costly && choice != point.fallback) ++costly_choices_;
     recorded_.push_back(sim::Decision{point.kind, point.options, choice, point.where, point.fallback});
     return choice;
 }
@@ -233,6 +233,7 @@ GuidedRun guided_run(const GuidedInput& input) {
     GuidedRun run;
     run.outcome = input.value->run(settings);
     run.decisions = chooser.recorded();
+    run.costly_choices = chooser.costly_choices();
     return run;
 }
 
@@ -253,8 +254,9 @@ std::string guided_mutate(const Suite& suite, std::string_view bytes, std::size_
             if (head >= max_size) break;
             const std::size_t capacity = std::min(max_size - head, max_decision_bytes);
             std::vector<std::uint8_t> changed = decisions;
-            // An empty schedule starts from a few random bytes (a byte mutator needs some).
-            while (changed.size() < 8) changed.push_back(static_cast<std::uint8_t>(random()));
+            // A short schedule is first written out as the tail would draw it (a byte mutator
+            // needs some bytes), so only the mutation changes the run.
+            while (changed.size() < 8) changed.push_back(tail_byte(input->case_hash, changed.size()));
             const std::size_t size = std::min(changed.size(), capacity);
             changed.resize(capacity);
             changed.resize(std::min(mutate_bytes(changed.data(), size, capacity), capacity));

@@ -46,8 +46,8 @@ std::optional<GuidedInput> guided_decode(std::string_view bytes);
 std::string guided_encode(const Suite& suite, const Case& value, const std::vector<std::uint8_t>& decisions);
 
 // Answers each decision from the next byte, then from bytes drawn from `tail_seed` (so an
-// input without decision bytes runs as a seeded random schedule does, and a mutation of
-// its bytes changes a prefix of that schedule). A byte answers as the random strategy
+// input without decision bytes runs as a seeded random schedule does, and a change of one
+// byte changes that decision only: each tail byte is drawn from its position). A byte answers as the random strategy
 // draws: a choice without a cost (which task runs when the current cannot, a timer tie)
 // uniformly, `byte % options`; a costly one (a switch at a schedule point, a fault the
 // drive leaves open) off its default when the byte falls below its share, a quarter for a
@@ -58,6 +58,8 @@ public:
     ByteChooser(const std::vector<std::uint8_t>& bytes, std::uint64_t tail_seed) : bytes_(bytes), tail_(tail_seed) {}
     std::uint32_t choose(const sim::DecisionPoint& point) override;
     [[nodiscard]] const std::vector<sim::Decision>& recorded() const { return recorded_; }
+    // How many costly choices left their default: the preemption bound the run used.
+    [[nodiscard]] std::uint32_t costly_choices() const { return costly_choices_; }
     // The choice `byte` gives at `point`.
     static std::uint32_t answer(std::uint8_t byte, const sim::DecisionPoint& point);
 
@@ -65,13 +67,19 @@ private:
     const std::vector<std::uint8_t>& bytes_;
     std::uint64_t tail_;
     std::vector<sim::Decision> recorded_;
+    std::uint32_t costly_choices_ = 0;
 };
+
+// The byte the tail gives decision `at` of a run whose tail is drawn from `seed`: a
+// function of the position, so bytes written before it never move what comes after.
+std::uint8_t tail_byte(std::uint64_t seed, std::size_t at);
 
 // The run of a guided input: its case along its decision bytes, the tail drawn from a
 // hash of the case's stored form.
 struct GuidedRun {
     CaseOutcome outcome;
     std::vector<sim::Decision> decisions;
+    std::uint32_t costly_choices = 0;
 };
 GuidedRun guided_run(const GuidedInput& input);
 

@@ -105,6 +105,19 @@ TEST_CASE("the_bytes_answer_first_and_the_seeded_tail_after_them") {
     CHECK(one.recorded()[0].choice == 1);
 }
 
+TEST_CASE("bytes_equal_to_the_tail_leave_the_schedule_as_it_was") {
+    // Each tail byte is drawn from its position: writing it out moves nothing after it.
+    const std::vector<std::uint8_t> none;
+    std::vector<std::uint8_t> written;
+    for (std::size_t at = 0; at < 5; ++at) written.push_back(moq::properties::tail_byte(77, at));
+    moq::properties::ByteChooser bare(none, 77);
+    moq::properties::ByteChooser spelled(written, 77);
+    moq::sim::DecisionPoint point;
+    point.kind = moq::sim::DecisionKind::pick;
+    point.options = 7;
+    for (int i = 0; i < 40; ++i) CHECK(bare.choose(point) == spelled.choose(point));
+}
+
 TEST_CASE("a_guided_run_replays_from_its_recorded_decisions_to_the_same_digest") {
     std::mt19937_64 random(5);
     for (const moq::properties::Suite* suite : moq::properties::suites()) {

@@ -119,6 +119,7 @@ def blind_cases(moqsim, way, suite, site, seconds):
     with tempfile.TemporaryDirectory() as folder:
         result = os.path.join(folder, "sweep.json")
         done = run([moqsim, "sweep", "--suite", suite, *BLIND[way], "--mutant", site, "--duration", f"{seconds}s",
+                    "--seeds", "1-1000000",
                     "--shrink-seconds", "0", "--recheck", "0", "--max-failures", "1", "--json", result],
                    timeout=seconds * 4 + 120)
         if not os.path.exists(result):
@@ -169,12 +170,18 @@ def probes_reached(moqsim, guided, way, suite, seconds):
         if way == "guided":
             run(guided_command(guided, suite, folder, seconds), env=guided_environment(suite, folder),
                 timeout=seconds * 4 + 120)
-            with open(os.path.join(folder, "probes.json"), encoding="utf-8") as file:
+            path = os.path.join(folder, "probes.json")
+            if not os.path.exists(path):
+                return None  # the search stopped without its exit hook: a finding, a hang
+            with open(path, encoding="utf-8") as file:
                 hits = json.load(file)["hits"]
         else:
             path = os.path.join(folder, "probes.json")
             run([moqsim, "sweep", "--suite", suite, *BLIND[way], "--duration", f"{seconds}s", "--recheck", "0",
+                 "--seeds", "1-1000000",
                  "--probes", path, "--keep-going", "--shrink-seconds", "0"], timeout=seconds * 4 + 120)
+            if not os.path.exists(path):
+                return None
             with open(path, encoding="utf-8") as file:
                 hits = json.load(file)["suites"][0]["hits"]
     return sorted(name for name, count in hits.items() if count > 0)
@@ -292,8 +299,10 @@ def main(argv=None):
                 jobs = {(suite, way): pool.submit(probes_reached, args.moqsim, args.guided, way, suite,
                                                   args.probe_seconds) for suite in suites for way in WAYS}
                 for (suite, way), job in jobs.items():
-                    report["probes"].setdefault(suite, {})[way] = job.result()
-                    print(f"probes {suite} {way}: {len(report['probes'][suite][way])}", file=sys.stderr, flush=True)
+                    reached = job.result()
+                    report["probes"].setdefault(suite, {})[way] = reached if reached is not None else []
+                    print(f"probes {suite} {way}: " + (str(len(reached)) if reached is not None else "no count"),
+                          file=sys.stderr, flush=True)
         text = markdown(report)
         if args.json:
             with open(args.json, "w", encoding="utf-8") as file:
