@@ -187,6 +187,31 @@ def probes_reached(moqsim, guided, way, suite, seconds):
     return sorted(name for name, count in hits.items() if count > 0)
 
 
+LOGGED = re.compile(r"^(\S+) \((\w+)\) (\w+): (?:failed at case ([\d,]+)|no failure in ([\d,]+)|(crashed|hung))$")
+
+
+def earlier_rows(path):
+    """{site: row} of every site an earlier run's log reports every way of."""
+    rows = {}
+    with open(path, encoding="utf-8") as file:
+        for line in file:
+            found = LOGGED.match(line.strip())
+            if not found:
+                continue
+            site, suite, way, failed_at, ran, stopped = found.groups()
+            row = rows.setdefault(site, {"site": site, "suite": suite})
+            if failed_at:
+                row[way] = {"cases": int(failed_at.replace(",", "")), "ran": int(failed_at.replace(",", ""))}
+            elif ran:
+                row[way] = {"cases": None, "ran": int(ran.replace(",", ""))}
+            else:
+                row[way] = {"cases": "crashed", "ran": 0}
+    complete = {site: row for site, row in rows.items() if all(way in row for way in WAYS)}
+    for row in complete.values():
+        row["crashed"] = any(row[way]["cases"] == "crashed" for way in WAYS)
+    return complete
+
+
 def quantile(values, fraction):
     """The fraction's quantile of cases, a censored run (None) counted as infinite."""
     ordered = sorted(math.inf if value is None else value for value in values)
@@ -254,6 +279,8 @@ def main(argv=None):
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--probe-seconds", type=int, default=60)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--earlier", help="a log of an earlier run (its standard error): the sites and mutants "
+                        "it measured every way are taken from it, not run again")
     parser.add_argument("--json")
     parser.add_argument("--markdown")
     args = parser.parse_args(argv)
@@ -277,18 +304,27 @@ def main(argv=None):
                 raise UsageError("--generated needs --schemata (the build's core/schemata_mutants.json)")
             generated = sample_generated(args.schemata, args.generated, args.sample_seed, args.equivalents)
             chosen.update({name: suite for name, suite in generated.items() if suite in suites})
+        known = earlier_rows(args.earlier) if args.earlier else {}
         report = {"seconds": args.seconds, "probe_seconds": args.probe_seconds, "sites": [], "probes": {}}
 
         def one_site(site):
             suite = chosen[site]
             row = {"site": site, "suite": suite}
+            if site in known:
+                return known[site]
             for way in WAYS:
-                if way == "guided":
-                    cases, ran = guided_cases(args.guided, suite, site, args.seconds)
-                else:
-                    cases, ran = blind_cases(args.moqsim, way, suite, site, args.seconds)
+                try:
+                    if way == "guided":
+                        cases, ran = guided_cases(args.guided, suite, site, args.seconds)
+                    else:
+                        cases, ran = blind_cases(args.moqsim, way, suite, site, args.seconds)
+                except subprocess.TimeoutExpired:
+                    cases, ran = CRASHED  # a run that never ended: the mutant hangs it
                 row[way] = {"cases": cases, "ran": ran}
-                said = {None: f"no failure in {ran:,}", "crashed": "crashed"}.get(cases, f"failed at case {cases}")
+                if cases is None:
+                    said = f"no failure in {ran:,}"
+                else:
+                    said = "crashed" if cases == "crashed" else f"failed at case {cases:,}"
                 print(f"{site} ({suite}) {way}: {said}", file=sys.stderr, flush=True)
             row["crashed"] = any(row[way]["cases"] == "crashed" for way in WAYS)
             return row
