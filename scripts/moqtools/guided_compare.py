@@ -120,8 +120,8 @@ def blind_cases(moqsim, way, suite, site, seconds):
         result = os.path.join(folder, "sweep.json")
         done = run([moqsim, "sweep", "--suite", suite, *BLIND[way], "--mutant", site, "--duration", f"{seconds}s",
                     "--seeds", "1-1000000",
-                    "--shrink-seconds", "0", "--recheck", "0", "--max-failures", "1", "--json", result],
-                   timeout=seconds * 4 + 120)
+                    "--shrink-seconds", "0", "--recheck", "0", "--max-failures", "1", "--case-timeout", "5s",
+                    "--json", result], timeout=seconds + 60)
         if not os.path.exists(result):
             print(f"{site} ({suite}) {way} wrote no result: " + " | ".join(done.stderr.strip().splitlines()[-3:]),
                   file=sys.stderr, flush=True)
@@ -141,7 +141,7 @@ def guided_environment(suite, folder, site=None):
 def guided_command(guided, suite, folder, seconds):
     work = os.path.join(folder, "corpus")
     os.makedirs(work, exist_ok=True)
-    return [guided, "-seed=1", "-entropic=0", f"-max_total_time={seconds}", "-max_len=8192", "-timeout=30",
+    return [guided, "-seed=1", "-entropic=0", f"-max_total_time={seconds}", "-max_len=8192", "-timeout=5",
             f"-artifact_prefix={folder}/", "-print_final_stats=1", work,
             os.path.join(ROOT, "fuzz", "corpus", f"suite-{suite}")]
 
@@ -153,7 +153,7 @@ SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") else None
 def guided_cases(guided, suite, site, seconds):
     with tempfile.TemporaryDirectory(dir=SCRATCH) as folder:
         done = run(guided_command(guided, suite, folder, seconds), env=guided_environment(suite, folder, site),
-                   timeout=seconds * 4 + 120)
+                   timeout=seconds + 60)
         found = re.search(r"guided failure after (\d+) executions", done.stderr)
         ran = re.findall(r"stat::number_of_executed_units: *(\d+)", done.stderr)
         if found:
