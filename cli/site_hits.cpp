@@ -1,6 +1,7 @@
 #include "cli/site_hits.hpp"
 
 #include <utility>
+#include <vector>
 
 #include "cli/args.hpp"
 #include "cli/output.hpp"
@@ -30,7 +31,15 @@ void SiteHits::end_suite(std::string_view suite, std::uint64_t cases, std::uint6
     nlohmann::json evaluations = nlohmann::json::object();
     for (const mutation::Site& site : mutation::sites())
         evaluations[std::string(site.name)] = mutation::evaluations(site.name);
-    report_["suites"].push_back({{"suite", suite}, {"cases", cases}, {"run", run}, {"evaluations", evaluations}});
+    // Generated mutants (a schemata build) by id, only those the sweep reached: a run
+    // that never evaluates a mutant's switch cannot tell it from the original.
+    nlohmann::json generated = nlohmann::json::object();
+    const std::vector<mutation::GeneratedMutant> table = mutation::generated_mutants();
+    const std::vector<std::uint64_t> counts = mutation::generated_evaluation_counts();
+    for (std::size_t i = 0; i < table.size() && i < counts.size(); ++i)
+        if (counts[i] > 0) generated[std::string(table[i].id)] = counts[i];
+    report_["suites"].push_back(
+        {{"suite", suite}, {"cases", cases}, {"run", run}, {"evaluations", evaluations}, {"generated", generated}});
 }
 
 void SiteHits::write() const { write_atomically(path_, report_.dump(1) + "\n"); }

@@ -5,8 +5,10 @@
 //    "mutant": null, "shard": {"index": 0, "total": 1},
 //    "sites": [{"name": ..., "category": ..., "file": ..., "line": ...}, ...],
 //    "suites": [{"suite": "resume", "cases": 2000, "run": 2000,
-//                "evaluations": {"resume.walk.register": 5021, ...}}, ...]}
-// Every site is named in every suite's "evaluations", 0 where that sweep never reached it.
+//                "evaluations": {"resume.walk.register": 5021, ...},
+//                "generated": {"gen.model/group.cpp:44:28.rel_flip": 310, ...}}, ...]}
+// Every site is named in every suite's "evaluations", 0 where that sweep never reached it;
+// "generated" names the generated mutants (a schemata build) whose switch it evaluated.
 #pragma once
 
 #include <cstdint>

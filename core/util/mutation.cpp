@@ -28,6 +28,11 @@ std::atomic<int> active_index{-2};
 std::atomic<int> active_generated{-1};
 std::once_flag environment_read;
 
+// The generated table's counters, one a mutant. Set once at static initialisation and
+// never freed: a thread still running at exit may count.
+std::atomic<std::atomic<std::uint64_t>*> generated_counters{nullptr};
+std::atomic<std::size_t> generated_counter_count{0};
+
 int index_of(std::string_view name) {
     Registry& all = registry();
     std::lock_guard lock(all.mutex);
@@ -95,6 +100,9 @@ void reset_evaluations() {
     std::lock_guard lock(all.mutex);
     for (std::atomic<std::uint64_t>* counter : all.evaluations)
         if (counter) counter->store(0, std::memory_order_relaxed);
+    std::atomic<std::uint64_t>* counters = generated_counters.load(std::memory_order_acquire);
+    const std::size_t count = counters ? generated_counter_count.load(std::memory_order_relaxed) : 0;
+    for (std::size_t i = 0; i < count; ++i) counters[i].store(0, std::memory_order_relaxed);
 }
 
 std::vector<std::uint64_t> evaluation_counts() {
@@ -118,7 +126,26 @@ int add_generated_mutants(const GeneratedMutant* first, std::size_t count) {
     std::lock_guard lock(all.mutex);
     all.generated = first;
     all.generated_count = count;
+    if (!generated_counters.load(std::memory_order_relaxed)) {
+        generated_counter_count.store(count, std::memory_order_relaxed);
+        generated_counters.store(new std::atomic<std::uint64_t>[count](), std::memory_order_release);
+    }
     return static_cast<int>(count);
+}
+
+void count_generated_evaluation(int index) {
+    std::atomic<std::uint64_t>* counters = generated_counters.load(std::memory_order_acquire);
+    if (counters && index >= 0 &&
+        static_cast<std::size_t>(index) < generated_counter_count.load(std::memory_order_relaxed))
+        counters[index].fetch_add(1, std::memory_order_relaxed);
+}
+
+std::vector<std::uint64_t> generated_evaluation_counts() {
+    std::atomic<std::uint64_t>* counters = generated_counters.load(std::memory_order_acquire);
+    const std::size_t count = counters ? generated_counter_count.load(std::memory_order_relaxed) : 0;
+    std::vector<std::uint64_t> result(count);
+    for (std::size_t i = 0; i < count; ++i) result[i] = counters[i].load(std::memory_order_relaxed);
+    return result;
 }
 
 std::vector<GeneratedMutant> generated_mutants() {

@@ -52,7 +52,8 @@ int add_site(Site site, std::atomic<std::uint64_t>* evaluations = nullptr);
 // How often the named site was evaluated in this process since the last reset. Only a
 // mutants build counts; elsewhere always 0 (a normal build pays nothing for sites).
 std::uint64_t evaluations(std::string_view name);
-// Sets every site's count back to 0 (between the runs a report tells apart).
+// Sets every site's and generated mutant's count back to 0 (between the runs a report
+// tells apart).
 void reset_evaluations();
 // Every site's count in the order of sites(), at the cost of one lock (for a caller that
 // reads all of them after every run, as the guided search does).
@@ -74,6 +75,12 @@ struct GeneratedMutant {
 int add_generated_mutants(const GeneratedMutant* first, std::size_t count);
 // Every generated mutant linked into this program, in schema index order.
 std::vector<GeneratedMutant> generated_mutants();
+// Counts one evaluation of generated mutant `index`'s switch. Every point of the
+// schemata copy calls it (util/schema.hpp), so a run can tell which mutants it reached:
+// a run that never evaluates a mutant's switch runs the same with that mutant on.
+void count_generated_evaluation(int index);
+// Every generated mutant's count since the last reset_evaluations(), in schema index order.
+std::vector<std::uint64_t> generated_evaluation_counts();
 
 // The index of the site switched off in this process, or -1.
 int active_mutant();

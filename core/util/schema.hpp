@@ -13,11 +13,13 @@
 
 namespace moq::mutation {
 
-// Whether generated mutant `index` is the one switched on. Always false during constant
+// Whether generated mutant `index` is the one switched on, counting the evaluation (the
+// coverage scripts/mutate selects tests by). Always false during constant
 // evaluation, so a point inside a constexpr function still compiles and keeps its
 // original meaning there.
 constexpr bool schema_on(int index) {
     if (std::is_constant_evaluated()) return false;
+    count_generated_evaluation(index);
     return active_generated_mutant() == index;
 }
 

@@ -191,7 +191,7 @@ LOGGED = re.compile(r"^(\S+) \((\w+)\) (\w+): (?:failed at case ([\d,]+)|no fail
 
 
 def earlier_rows(path):
-    """{site: row} of every site an earlier run's log reports every way of."""
+    """{site: row} of every site an earlier run's log reports, with the ways it reports."""
     rows = {}
     with open(path, encoding="utf-8") as file:
         for line in file:
@@ -206,10 +206,7 @@ def earlier_rows(path):
                 row[way] = {"cases": None, "ran": int(ran.replace(",", ""))}
             else:
                 row[way] = {"cases": "crashed", "ran": 0}
-    complete = {site: row for site, row in rows.items() if all(way in row for way in WAYS)}
-    for row in complete.values():
-        row["crashed"] = any(row[way]["cases"] == "crashed" for way in WAYS)
-    return complete
+    return rows
 
 
 def quantile(values, fraction):
@@ -279,8 +276,8 @@ def main(argv=None):
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--probe-seconds", type=int, default=60)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--earlier", help="a log of an earlier run (its standard error): the sites and mutants "
-                        "it measured every way are taken from it, not run again")
+    parser.add_argument("--earlier", help="a log of an earlier run (its standard error): each way it measured "
+                        "on a site or mutant is taken from it, not run again")
     parser.add_argument("--json")
     parser.add_argument("--markdown")
     args = parser.parse_args(argv)
@@ -309,10 +306,10 @@ def main(argv=None):
 
         def one_site(site):
             suite = chosen[site]
-            row = {"site": site, "suite": suite}
-            if site in known:
-                return known[site]
+            row = dict(known.get(site, {"site": site, "suite": suite}))
             for way in WAYS:
+                if way in row:
+                    continue  # measured by the earlier run
                 try:
                     if way == "guided":
                         cases, ran = guided_cases(args.guided, suite, site, args.seconds)

@@ -6,17 +6,24 @@ Usage: python3 -m moqtools.mutation TEST_PROGRAM MOQSIM REPORT_DIR [--site NAME 
            [--timeout-factor F] [--equivalents FILE] [--schemata FILE] [--list]
        python3 -m moqtools.mutation --merge REPORT_DIR SHARD.json ...
 
+First, one run with no mutant on takes the coverage (moqtools/mutant_coverage.py): the
+unit tests with --mutant-coverage and each suite's short seeded sweep with --site-hits
+say which mutants each test and each sweep evaluates. A mutant runs only against those
+that reach it; one that nothing reaches is NoCoverage and does not run.
+
 Hand-placed sites (MOQ_SITE, listed by TEST_PROGRAM --list-sites) are switched off one
-at a time with MOQ_MUTANT=NAME, against the unit tests and a short seeded sweep of every
-suite `moqsim list --suites` names (each suite's sweep stops at its own first failure, so
-each suite's column says whether that suite alone kills the site, and after how many
-cases).
+at a time with MOQ_MUTANT=NAME, against the unit tests and the sweeps (of the suites
+`moqsim list --suites` names) that reach them; each suite's sweep stops at its own first
+failure, so each suite's column says whether that suite alone kills the site, and after
+how many cases.
 
 Generated mutants (gen.FILE:LINE:COLUMN.OPERATOR, listed by TEST_PROGRAM
 --list-generated; those the generator left out are in the --schemata file as
-CompileError) are switched on one at a time: first the unit tests, then the sweeps suite
-by suite, stopping at the first kill. Every step has a time budget (a few times its run
-without a mutant); a mutant that runs over it is a Timeout, which counts as killed.
+CompileError) are switched on one at a time: first the unit tests that reach them (those
+that killed in the last run first, REPORT_DIR/mutation-killers.json), then the sweeps
+suite by suite, stopping at the first kill. Every step has a time budget (a few times
+its own run without a mutant); a mutant that runs over it is a Timeout, which counts as
+killed.
 
 Mutants run in parallel (-j, default the number of cores). A shard named in the
 environment, as `moqsim shard` reads it (moqsim sweep's variables: GTEST_TOTAL_SHARDS /
@@ -50,6 +57,7 @@ import tempfile
 import threading
 import time
 
+from .mutant_coverage import Coverage, CoverageError, History, history_path, doctest_filter
 from .reports import write_reports
 from .shards import ShardError, shard_from_environment
 from .site_location import site_location
@@ -57,8 +65,10 @@ from .suites import SuitesError, suite_names
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FAILED_CASE = re.compile(r"^TEST CASE:\s+(.+?)\s*$")
+TESTS_RUN = re.compile(r"test cases:\s*\d+\s*\|\s*(\d+) passed\s*\|\s*(\d+) failed")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 DETECTED = ("Killed", "Timeout")
+STATUSES = ("Killed", "Timeout", "Survived", "NoCoverage", "CompileError", "Ignored")
 # The child processes run whole: this run's own shard (the variables `moqsim shard` names,
 # set by run()) and mutant settings stay here.
 PRIVATE_VARIABLES = ["MOQ_MUTANT", "GTEST_SHARD_STATUS_FILE", "TEST_SHARD_STATUS_FILE"]
@@ -210,42 +220,55 @@ def touches(mutant, changed):
 # ---- running ----
 
 
-def run_units(program, mutant, timeout, first_failure_only):
+def run_units(program, mutant, timeout, first_failure_only, tests=None):
+    """The unit tests with `mutant` on: all of them, or only `tests` (names)."""
     argv = [program, "--no-intro", "--no-version", "--no-colors"]
     if first_failure_only:
         argv.append("--abort-after=1")
+    if tests is not None:
+        argv.append("--test-case=" + doctest_filter(tests))
     started = time.monotonic()
+    tried = len(tests) if tests is not None else 0
     try:
         out = subprocess.run(argv, env=child_environment(mutant), capture_output=True, text=True,
                              timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return {"status": "Timeout", "killed_by": [], "reason": f"unit tests over {timeout:.0f} s",
-                "ms": int((time.monotonic() - started) * 1000)}
+                "ms": int((time.monotonic() - started) * 1000), "tries": tried}
     ms = int((time.monotonic() - started) * 1000)
+    text = ANSI.sub("", out.stdout)
+    counted = TESTS_RUN.search(text)
+    if counted:
+        tried = int(counted.group(1)) + int(counted.group(2))
     failed = []
-    for line in ANSI.sub("", out.stdout).splitlines():
+    for line in text.splitlines():
         match = FAILED_CASE.match(line)
         if match and match.group(1) not in failed:
             failed.append(match.group(1))
     if out.returncode == 2 and not failed and "unknown mutant" in out.stderr:
         raise UsageError(out.stderr.strip())
     if out.returncode < 0:
-        return {"status": "Killed", "killed_by": failed, "reason": f"unit tests: signal {-out.returncode}", "ms": ms}
+        return {"status": "Killed", "killed_by": failed, "reason": f"unit tests: signal {-out.returncode}", "ms": ms,
+                "tries": tried}
     if out.returncode != 0:
-        return {"status": "Killed", "killed_by": failed, "reason": f"unit tests: exit {out.returncode}", "ms": ms}
-    return {"status": "Survived", "killed_by": [], "reason": "", "ms": ms}
+        return {"status": "Killed", "killed_by": failed, "reason": f"unit tests: exit {out.returncode}", "ms": ms,
+                "tries": tried}
+    return {"status": "Survived", "killed_by": [], "reason": "", "ms": ms, "tries": tried}
 
 
-def run_sweep(moqsim, mutant, suites, cases, timeout):
+def run_sweep(moqsim, mutant, suites, cases, timeout, site_hits=None):
     """The first failing case of each suite's sweep, as {suite: {seed, case, cases_run}}
     ({suite: {timeout}} or {suite: {exit}} when it hung or crashed before a result).
 
-    Each suite stops at its first failure, so cases_run is the count to that failure."""
+    Each suite stops at its first failure, so cases_run is the count to that failure.
+    site_hits: a file for the sweep's counts of every site and generated mutant."""
     with tempfile.TemporaryDirectory() as folder:
         result = os.path.join(folder, "sweep.json")
         argv = [moqsim, "sweep", "--suite", ",".join(suites), "--seeds", "1", "--cases", str(cases), "--json", result]
         if mutant:
             argv += ["--mutant", mutant]
+        if site_hits:
+            argv += ["--site-hits", site_hits]
         key = suites[0] if len(suites) == 1 else "sweep"
         try:
             out = subprocess.run(argv, env=child_environment(None), capture_output=True, text=True,
@@ -276,39 +299,77 @@ def sweep_killer(suite, first):
 
 
 class Budget:
-    """Time budgets, a few times each step's run without a mutant."""
+    """Time budgets: a few times each step's own run without a mutant."""
 
-    def __init__(self, factor, units_seconds, sweep_seconds):
+    def __init__(self, factor, coverage):
         self.factor = factor
-        self.units = max(TIMEOUT_FLOOR, factor * units_seconds)
-        self.sweeps = {suite: max(TIMEOUT_FLOOR, factor * seconds) for suite, seconds in sweep_seconds.items()}
+        self.coverage = coverage
+        self.sweeps = {suite: self.of(seconds) for suite, seconds in coverage.suites.items()}
 
-    def all_sweeps(self):
-        return sum(self.sweeps.values())
+    def of(self, seconds):
+        return max(TIMEOUT_FLOOR, self.factor * seconds)
+
+    def units(self, tests):
+        return self.of(sum(self.coverage.tests[name] for name in tests))
+
+    def all_sweeps(self, suites):
+        return sum(self.sweeps[suite] for suite in suites)
 
 
 def measure_baseline(program, moqsim, cases, factor, suites):
-    started = time.monotonic()
-    units = run_units(program, None, 600, False)
-    units_seconds = time.monotonic() - started
-    if units["status"] != "Survived":
-        raise UsageError(f"the unit tests fail with no mutant ({units['reason']}): fix them first")
-    sweep_seconds = {}  # by suite, in moqsim's order
-    for suite in suites:
-        started = time.monotonic()
-        failures = run_sweep(moqsim, None, [suite], cases, 600)
-        sweep_seconds[suite] = time.monotonic() - started
-        if failures:
-            raise UsageError(f"the {suite} sweep fails with no mutant: fix it first")
-    return Budget(factor, units_seconds, sweep_seconds)
+    """One run of everything with no mutant on: each step's time, and which mutants each
+    test and each suite's sweep reaches (scripts/moqtools/mutant_coverage.py)."""
+    coverage = Coverage()
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "tests.jsonl")
+        out = subprocess.run([program, "--no-intro", "--no-version", "--no-colors", "--mutant-coverage", path],
+                             env=child_environment(None), capture_output=True, text=True, timeout=600, check=False)
+        if out.returncode != 0:
+            raise UsageError(f"the unit tests fail with no mutant (exit {out.returncode}): fix them first\n"
+                             + (out.stderr.strip() or out.stdout.strip()[-2000:]))
+        try:
+            coverage.add_tests(path)
+            for suite in suites:
+                hits = os.path.join(folder, f"{suite}.json")
+                started = time.monotonic()
+                failures = run_sweep(moqsim, None, [suite], cases, 600, site_hits=hits)
+                if failures:
+                    raise UsageError(f"the {suite} sweep fails with no mutant: fix it first")
+                coverage.add_suite(suite, time.monotonic() - started, hits)
+        except CoverageError as error:
+            raise UsageError(str(error)) from None
+    return Budget(factor, coverage)
 
 
-def run_site(site, program, moqsim, cases, budget):
-    """A hand-placed site: the unit tests, then every suite's sweep (each to its first failure)."""
-    result = run_units(program, site["id"], budget.units, False)
-    swept = run_sweep(moqsim, site["id"], list(budget.sweeps), cases, budget.all_sweeps())
+def no_coverage(result):
+    result.update(status="NoCoverage", killed_by=[], killer="", cases_to_kill=None, tries=0, ms=0,
+                  reason="no unit test and no sweep evaluates it")
+    return result
+
+
+def killer_test(killed_by, tests):
+    """The test a unit-test kill is credited to: the first failing one that reaches it."""
+    return next((name for name in killed_by if name in tests), tests[0] if tests else None)
+
+
+def run_site(site, program, moqsim, cases, budget, history):
+    """A hand-placed site: the unit tests that reach it, then every suite's sweep that
+    reaches it (each to its first failure, so each suite's column says whether it kills)."""
+    tests, suites = budget.coverage.reaching(site["id"], history)
+    result = {"reached_by": tests + suites, "swept": {}}
+    if not tests and not suites:
+        return no_coverage(result)
+    if tests:
+        result.update(run_units(program, site["id"], budget.units(tests), False, tests))
+    else:
+        result.update(status="Survived", killed_by=[], reason="", ms=0, tries=0)
+    if result["killed_by"] or result["status"] != "Survived":
+        result["credit"] = ("test", killer_test(result["killed_by"], tests))
+    swept = run_sweep(moqsim, site["id"], suites, cases, budget.all_sweeps(suites)) if suites else {}
+    result["tries"] += len(suites)
     if swept and result["status"] == "Survived":
-        result = {"status": "Killed", "killed_by": [], "reason": "by the sweep", "ms": result["ms"]}
+        result.update(status="Killed", reason="by the sweep")
+        result["credit"] = ("suite", next(iter(swept)))
     result["swept"] = swept
     killers = result["killed_by"] + [sweep_killer(s, f) for s, f in swept.items()]
     result["killer"] = killers[0] if killers else ""
@@ -317,15 +378,31 @@ def run_site(site, program, moqsim, cases, budget):
     return result
 
 
-def run_generated(mutant, program, moqsim, cases, budget):
-    """A generated mutant: the unit tests, then the sweeps suite by suite, to the first kill."""
+def run_generated(mutant, program, moqsim, cases, budget, history):
+    """A generated mutant: the unit tests that reach it (the last run's killers first),
+    then the sweeps that reach it, suite by suite, to the first kill."""
     started = time.monotonic()
-    result = run_units(program, mutant["id"], budget.units, True)
-    result.update(killer="", cases_to_kill=None)
-    if result["status"] != "Survived":
-        result["killer"] = result["killed_by"][0] if result["killed_by"] else result["reason"]
-        return result
-    for suite in budget.sweeps:
+    tests, suites = budget.coverage.reaching(mutant["id"], history)
+    result = {"reached_by": tests + suites, "killer": "", "cases_to_kill": None}
+    if not tests and not suites:
+        return no_coverage(result)
+    result.update(status="Survived", killed_by=[], reason="", tries=0)
+    # The likely killers in a run of their own first: doctest runs a filter's tests in
+    # its own order, not in the order named.
+    likely = [name for name in tests if history.tests.get(name, 0) > 0]
+    for batch in (likely, [name for name in tests if name not in likely]):
+        if not batch:
+            continue
+        units = run_units(program, mutant["id"], budget.units(batch), True, batch)
+        result["tries"] += units.pop("tries")
+        if units["status"] != "Survived":
+            result.update(units)
+            result["killer"] = result["killed_by"][0] if result["killed_by"] else result["reason"]
+            result["credit"] = ("test", killer_test(result["killed_by"], batch))
+            result["ms"] = int((time.monotonic() - started) * 1000)
+            return result
+    for suite in suites:
+        result["tries"] += 1
         swept = run_sweep(moqsim, mutant["id"], [suite], cases, budget.sweeps[suite])
         if not swept:
             continue
@@ -334,22 +411,23 @@ def run_generated(mutant, program, moqsim, cases, budget):
         result["killer"] = sweep_killer(suite, first)
         result["killed_by"] = [result["killer"]]
         result["cases_to_kill"] = first.get("cases_run")
+        result["credit"] = ("suite", suite)
         break
     result["ms"] = int((time.monotonic() - started) * 1000)
     return result
 
 
-def run_all(mutants, program, moqsim, cases, budget, jobs, equivalents):
+def run_all(mutants, program, moqsim, cases, budget, jobs, equivalents, history):
     """Runs every mutant (in parallel), printing one line each as it finishes."""
     results = [None] * len(mutants)
     pending = []
     for number, mutant in enumerate(mutants):
         if mutant.get("compile_error"):
             results[number] = {"status": "CompileError", "killed_by": [], "killer": "", "cases_to_kill": None,
-                               "reason": mutant["compile_error"], "ms": 0}
+                               "reason": mutant["compile_error"], "ms": 0, "tries": 0}
         elif mutant["id"] in equivalents:
             results[number] = {"status": "Ignored", "killed_by": [], "killer": "", "cases_to_kill": None,
-                               "reason": equivalents[mutant["id"]], "ms": 0}
+                               "reason": equivalents[mutant["id"]], "ms": 0, "tries": 0}
         else:
             pending.append(number)
     lock = threading.Lock()
@@ -359,9 +437,9 @@ def run_all(mutants, program, moqsim, cases, budget, jobs, equivalents):
     def one(number):
         mutant = mutants[number]
         if mutant["kind"] == "site":
-            result = run_site(mutant, program, moqsim, cases, budget)
+            result = run_site(mutant, program, moqsim, cases, budget, history)
         else:
-            result = run_generated(mutant, program, moqsim, cases, budget)
+            result = run_generated(mutant, program, moqsim, cases, budget, history)
         with lock:
             done[0] += 1
             print(f"[{done[0]:>4}/{len(mutants)}] {mutant['id']:<{width}}  {shown_status(mutant, result):<22} "
@@ -412,7 +490,7 @@ def report_json(runs, elapsed_ms):
                         "end": {"line": mutant["end_line"], "column": mutant["end_column"]}}
         entry = {"id": mutant["id"], "mutatorName": mutant["operator"], "description": description,
                  "location": location, "status": report_status(mutant, result), "killedBy": killers,
-                 "duration": result["ms"]}
+                 "coveredBy": result.get("reached_by", []), "duration": result["ms"]}
         if mutant["kind"] == "generated":
             entry["replacement"] = mutant["replacement"]
         reason = result["reason"] or mutant.get("survivor_reason", "")
@@ -421,7 +499,7 @@ def report_json(runs, elapsed_ms):
         if reason:
             entry["statusReason"] = reason
         files[path]["mutants"].append(entry)
-        for name in killers:
+        for name in killers + result.get("reached_by", []):
             tests[name] = {"id": name, "name": name}
     return json.dumps({
         "schemaVersion": "2",
@@ -435,7 +513,7 @@ def report_json(runs, elapsed_ms):
 
 
 def counts(results):
-    tally = {status: 0 for status in ("Killed", "Timeout", "Survived", "CompileError", "Ignored")}
+    tally = {status: 0 for status in STATUSES}
     for status in results:
         tally[status] += 1
     valid = len(results) - tally["Ignored"] - tally["CompileError"]
@@ -447,11 +525,11 @@ def counts(results):
 
 def count_row(label, tally):
     return (f"| {label} | {tally['all']} | {tally['Killed']} | {tally['Timeout']} | {tally['Survived']} | "
-            f"{tally['CompileError']} | {tally['Ignored']} | {tally['score']} |")
+            f"{tally['NoCoverage']} | {tally['CompileError']} | {tally['Ignored']} | {tally['score']} |")
 
 
-COUNT_HEADER = ["| {} | mutants | killed | timeout | survived | compile error | ignored | score |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+COUNT_HEADER = ["| {} | mutants | killed | timeout | survived | no coverage | compile error | ignored | score |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
 
 
 def suite_cell(result, suite):
@@ -537,8 +615,18 @@ def generated_section(runs, suites):
     survivors = [(m, r) for m, r in runs if r["status"] == "Survived"]
     lines += ["", f"### Survivors ({len(survivors)})", ""]
     if survivors:
-        lines += ["| mutant | change | source line |", "| --- | --- | --- |"]
-        for mutant, _ in survivors:
+        lines += ["Each with the tests and sweeps that reach it: where a survivor's killer should be.", "",
+                  "| mutant | change | source line | reached by |", "| --- | --- | --- | --- |"]
+        for mutant, result in survivors:
+            change = f"`{cell(mutant['original'])}` → `{cell(mutant['replacement']) or '(nothing)'}`"
+            lines.append(f"| `{mutant['id']}` | {change} | `{cell(source_line(mutant['file'], mutant['line']))}` "
+                         f"| {cell(reached_cell(result))} |")
+    uncovered = [(m, r) for m, r in runs if r["status"] == "NoCoverage"]
+    if uncovered:
+        lines += ["", f"### No coverage ({len(uncovered)})", "",
+                  "No unit test and no sweep evaluates these; they were not run.", "",
+                  "| mutant | change | source line |", "| --- | --- | --- |"]
+        for mutant, _ in uncovered:
             change = f"`{cell(mutant['original'])}` → `{cell(mutant['replacement']) or '(nothing)'}`"
             lines.append(f"| `{mutant['id']}` | {change} | `{cell(source_line(mutant['file'], mutant['line']))}` |")
     ignored = [(m, r) for m, r in runs if r["status"] == "Ignored"]
@@ -552,12 +640,28 @@ def generated_section(runs, suites):
     return lines
 
 
+def reached_cell(result, shown=4):
+    reached = result.get("reached_by", [])
+    text = ", ".join(reached[:shown])
+    return text + (f" and {len(reached) - shown} more" if len(reached) > shown else "")
+
+
+def tries_line(runs, meta):
+    """The (test or sweep, mutant) runs made, against every test and sweep on every mutant run."""
+    made = sum(r.get("tries", 0) for _, r in runs)
+    ran = sum(1 for _, r in runs if r["status"] not in ("Ignored", "CompileError"))
+    every = ran * (meta.get("tests", 0) + len(meta["suites"]))
+    return (f"Tries: {made:,} (test or sweep, mutant) runs, against {every:,} for every one of the "
+            f"{meta.get('tests', 0)} unit tests and {len(meta['suites'])} sweeps on each of the {ran:,} mutants "
+            f"run or found uncovered.")
+
+
 def report_markdown(runs, meta):
     sites = [(m, r) for m, r in runs if m["kind"] == "site"]
     generated = [(m, r) for m, r in runs if m["kind"] == "generated"]
     lines = ["# Mutation report", "",
              f"Run {meta['when']}: {meta['selection']}; {meta['jobs']} jobs, wall time "
-             f"{meta['elapsed_ms'] / 1000:.0f} s.", ""]
+             f"{meta['elapsed_ms'] / 1000:.0f} s.", "", tries_line(runs, meta), ""]
     lines += [COUNT_HEADER[0].format("kind"), COUNT_HEADER[1]]
     if generated:
         lines.append(count_row("generated", counts([r["status"] for _, r in generated])))
@@ -597,8 +701,9 @@ def summarise(runs, meta, report_dir):
     if generated:
         tally = counts([r["status"] for _, r in generated])
         print(f"mutate: generated: {tally['Killed']} killed, {tally['Timeout']} timeout, {tally['Survived']} "
-              f"survived, {tally['CompileError']} compile errors, {tally['Ignored']} ignored, of {tally['all']}; "
-              f"score {tally['score']}")
+              f"survived, {tally['NoCoverage']} no coverage, {tally['CompileError']} compile errors, "
+              f"{tally['Ignored']} ignored, of {tally['all']}; score {tally['score']}")
+    print(f"mutate: {tries_line(runs, meta)}")
     print(f"mutate: {meta['selection']}, {meta['elapsed_ms'] / 1000:.1f} s; reports in "
           f"{os.path.relpath(report_dir, ROOT)}/")
     unexplained = [m for m, r in sites if r["status"] == "Survived" and not m["survivor_reason"]]
@@ -629,7 +734,8 @@ def merge(report_dir, paths):
             runs.append((mutant, result))
         elapsed = max(elapsed, shard["meta"]["elapsed_ms"])
     meta = {"when": datetime.date.today().isoformat(), "selection": f"{len(paths)} shards merged: {len(runs)} mutants",
-            "jobs": shard["meta"]["jobs"], "elapsed_ms": elapsed, "suites": shard["meta"]["suites"]}
+            "jobs": shard["meta"]["jobs"], "elapsed_ms": elapsed, "suites": shard["meta"]["suites"],
+            "tests": shard["meta"].get("tests", 0)}
     write_all_reports(report_dir, runs, meta)
     return summarise(runs, meta, report_dir)
 
@@ -702,14 +808,23 @@ def run(args, program, moqsim, report_dir):
         selection.append(f"shard {shard_index + 1} of {shard_total}")
     selection = (", ".join(selection) or "every mutant") + f": {len(mutants)} mutants"
 
-    budget = measure_baseline(program, moqsim, args.sweep_cases, args.timeout_factor, suites)
-    print(f"mutate: {len(mutants)} mutants, {args.jobs} jobs; budgets: unit tests {budget.units:.0f} s, "
-          f"each sweep {min(budget.sweeps.values()):.0f}-{max(budget.sweeps.values()):.0f} s", flush=True)
     started = time.monotonic()
-    results = run_all(mutants, program, moqsim, args.sweep_cases, budget, args.jobs, equivalents)
+    budget = measure_baseline(program, moqsim, args.sweep_cases, args.timeout_factor, suites)
+    history = History.read(history_path(report_dir))
+    coverage = budget.coverage
+    order = "the last run's killers first" if history.tests or history.suites else "no kill history yet"
+    print(f"mutate: {len(mutants)} mutants, {args.jobs} jobs; coverage taken from {len(coverage.tests)} unit tests "
+          f"({sum(coverage.tests.values()):.1f} s) and {len(suites)} sweeps ({sum(coverage.suites.values()):.1f} s); "
+          f"{order}", flush=True)
+    results = run_all(mutants, program, moqsim, args.sweep_cases, budget, args.jobs, equivalents, history)
     meta = {"when": datetime.date.today().isoformat(), "selection": selection, "jobs": args.jobs,
-            "elapsed_ms": int((time.monotonic() - started) * 1000), "suites": suites}
+            "elapsed_ms": int((time.monotonic() - started) * 1000), "suites": suites, "tests": len(coverage.tests)}
     runs = list(zip(mutants, results))
+    # The kill history only from a whole run: a part of the mutants would skew the order.
+    outputs = [("mutation-coverage.json", json.dumps(coverage.to_json(), indent=1) + "\n")]
+    if not args.site and not args.changed and not args.operator and shard_total == 1:
+        outputs.append((os.path.basename(history_path(report_dir)), History.from_runs(runs).to_json()))
+    write_reports(report_dir, outputs)
     if shard_total > 1:
         name = f"mutation-shard-{shard_index}-of-{shard_total}.json"
         write_reports(report_dir, [(name, json.dumps({"format": RESULTS_FORMAT, "version": 1, "meta": meta,

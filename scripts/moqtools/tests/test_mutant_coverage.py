@@ -1,0 +1,154 @@
+"""Tests of the coverage selection of scripts/mutate (moqtools/mutant_coverage.py and its
+use in moqtools/mutation.py): which tests a mutant runs against, in what order, and the
+NoCoverage status of a mutant nothing reaches."""
+
+import json
+import os
+import stat
+import subprocess
+import tempfile
+import unittest
+
+from moqtools.mutant_coverage import Coverage, History, doctest_filter
+from moqtools.mutation import Budget, counts, run_generated
+
+from .support import moqsim
+
+
+def write_lines(folder, name, entries):
+    path = os.path.join(folder, name)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("".join(json.dumps(entry) + "\n" for entry in entries))
+    return path
+
+
+def coverage_line(name, seconds, sites=None, generated=None):
+    return {"test": name, "file": "core/tests/x.cpp", "seconds": seconds, "sites": sites or {},
+            "generated": generated or {}}
+
+
+MUTANT = "gen.model/group.cpp:10:5.cond_negate"
+
+
+class CoverageTest(unittest.TestCase):
+    def coverage(self, folder):
+        coverage = Coverage()
+        coverage.add_tests(write_lines(folder, "tests.jsonl", [
+            coverage_line("slow_reader", 0.5, generated={MUTANT: 3}),
+            coverage_line("fast_reader", 0.01, sites={"group.read.register": 2}, generated={MUTANT: 1}),
+            coverage_line("unrelated", 0.01, generated={"gen.kio/waiter.cpp:1:1.rel_flip": 1}),
+        ]))
+        hits = os.path.join(folder, "group.json")
+        with open(hits, "w", encoding="utf-8") as out:
+            json.dump({"suites": [{"suite": "group", "evaluations": {"group.read.register": 0},
+                                   "generated": {MUTANT: 7}}]}, out)
+        coverage.add_suite("group", 0.2, hits)
+        return coverage
+
+    def test_a_mutant_is_reached_only_by_the_tests_and_suites_that_evaluate_it(self):
+        with tempfile.TemporaryDirectory() as folder:
+            coverage = self.coverage(folder)
+        tests, suites = coverage.reaching(MUTANT, History())
+        self.assertEqual(tests, ["fast_reader", "slow_reader"])  # the cheaper first
+        self.assertEqual(suites, ["group"])
+        self.assertEqual(coverage.reaching("group.read.register", History()), (["fast_reader"], []))
+        self.assertEqual(coverage.reaching("gen.model/track.cpp:1:1.rel_flip", History()), ([], []))
+
+    def test_the_last_runs_killers_come_first(self):
+        with tempfile.TemporaryDirectory() as folder:
+            coverage = self.coverage(folder)
+        tests, _ = coverage.reaching(MUTANT, History(tests={"slow_reader": 12, "fast_reader": 1}))
+        self.assertEqual(tests, ["slow_reader", "fast_reader"])
+
+    def test_the_history_credits_each_kill_to_one_test_or_suite_and_reads_back(self):
+        runs = [({}, {"credit": ("test", "slow_reader")}), ({}, {"credit": ("test", "slow_reader")}),
+                ({}, {"credit": ("suite", "group")}), ({}, {"status": "Survived"})]
+        history = History.from_runs(runs)
+        self.assertEqual((history.tests, history.suites), ({"slow_reader": 2}, {"group": 1}))
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "killers.json")
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(history.to_json())
+            again = History.read(path)
+            self.assertEqual((again.tests, again.suites), (history.tests, history.suites))
+            self.assertEqual(History.read(os.path.join(folder, "none.json")).tests, {})
+
+    def test_a_filter_names_each_test_whole_even_with_a_comma(self):
+        self.assertEqual(doctest_filter(["a_b", "x, y"]), "a_b,x? y")
+
+    def test_no_coverage_counts_against_the_score(self):
+        tally = counts(["Killed", "Killed", "Killed", "NoCoverage", "Ignored"])
+        self.assertEqual((tally["NoCoverage"], tally["score"]), (1, "75.0%"))
+
+
+class SelectionTest(unittest.TestCase):
+    """run_generated against a stand-in test program that logs how it was called."""
+
+    def setUp(self):
+        self.folder = tempfile.mkdtemp()
+        self.log = os.path.join(self.folder, "calls")
+        self.program = os.path.join(self.folder, "tests")
+        # Fails (a kill) when its filter names `slow_reader`, as doctest does a failed test.
+        with open(self.program, "w", encoding="utf-8") as out:
+            out.write(f"#!/bin/sh\necho \"$@\" >> {self.log}\n"
+                      "case \"$*\" in *slow_reader*) echo 'TEST CASE:  slow_reader'; exit 1;; esac\n"
+                      "echo '[doctest] test cases: 1 | 1 passed | 0 failed | 0 skipped'\n")
+        os.chmod(self.program, os.stat(self.program).st_mode | stat.S_IEXEC)
+        self.coverage = CoverageTest().coverage(self.folder)
+
+    def tearDown(self):
+        subprocess.run(["rm", "-rf", self.folder], check=False)
+
+    def calls(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log, encoding="utf-8") as source:
+            return source.read().splitlines()
+
+    def test_a_mutant_nothing_reaches_is_no_coverage_and_never_run(self):
+        mutant = {"id": "gen.model/track.cpp:1:1.rel_flip"}
+        result = run_generated(mutant, self.program, "/no/moqsim", 10, Budget(5, self.coverage), History())
+        self.assertEqual(result["status"], "NoCoverage")
+        self.assertEqual(self.calls(), [])
+
+    def test_the_likely_killer_runs_alone_first_and_ends_the_mutants_run(self):
+        history = History(tests={"slow_reader": 3})
+        result = run_generated({"id": MUTANT}, self.program, "/no/moqsim", 10, Budget(5, self.coverage), history)
+        self.assertEqual(result["status"], "Killed")
+        self.assertEqual(result["credit"], ("test", "slow_reader"))
+        calls = self.calls()
+        self.assertEqual(len(calls), 1)
+        self.assertIn("--test-case=slow_reader", calls[0])
+        self.assertNotIn("unrelated", calls[0])
+
+    def test_without_a_history_every_reaching_test_runs_in_one_batch(self):
+        result = run_generated({"id": MUTANT}, self.program, "/no/moqsim", 10, Budget(5, self.coverage), History())
+        self.assertEqual(result["status"], "Killed")
+        self.assertEqual(len(self.calls()), 1)
+        self.assertIn("--test-case=fast_reader,slow_reader", self.calls()[0])
+
+
+class ListenerTest(unittest.TestCase):
+    """--mutant-coverage of a mutants build's unit test program (build-sites/)."""
+
+    def test_each_test_case_lists_what_it_evaluated(self):
+        program = os.path.join(os.path.dirname(os.path.dirname(moqsim())), "core", "tests", "site_evaluations_test")
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "coverage.jsonl")
+            done = subprocess.run([program, "--no-intro", "--no-version", "--mutant-coverage", path,
+                                   "--test-case=a_site_evaluated_n_times_reports_n,"
+                                   "a_generated_mutants_switch_counts_each_evaluation_and_only_its_own"],
+                                  capture_output=True, text=True, check=False)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            coverage = Coverage()
+            coverage.add_tests(path)
+            with open(path, encoding="utf-8") as source:
+                lines = [json.loads(line) for line in source]
+        self.assertEqual([line["test"] for line in lines],
+                         ["a_site_evaluated_n_times_reports_n",
+                          "a_generated_mutants_switch_counts_each_evaluation_and_only_its_own"])
+        self.assertEqual(lines[0]["sites"], {"test.counted_site": 38})
+        self.assertEqual(lines[0]["generated"], {})
+        self.assertEqual(lines[1]["generated"], {"gen.test/table.cpp:1:1.rel_flip": 4,
+                                                 "gen.test/table.cpp:2:1.cond_negate": 1})
+        self.assertEqual(coverage.reaching("test.counted_site", History())[0], ["a_site_evaluated_n_times_reports_n"])
