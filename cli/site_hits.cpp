@@ -14,6 +14,7 @@ SiteHits::SiteHits(std::string path, const nlohmann::json& sweep_settings) : pat
         throw UsageError(
             "--site-hits needs a build with mutants (meson configure -Dmutants=true; scripts/mutate builds one)");
     check_writable(path_, "--site-hits");
+    mutation::count_generated_evaluations(true);
     report_ = {{"format", "moqsim-site-hits"}, {"version", 1}};
     report_.update(sweep_settings);
     report_["sites"] = nlohmann::json::array();

@@ -84,8 +84,19 @@ TEST_CASE("a_switched_off_site_still_counts") {
 
 TEST_CASE("an_unknown_site_has_no_evaluations") { CHECK(moq::mutation::evaluations("no.such.site") == 0); }
 
+TEST_CASE("a_generated_mutants_switch_counts_only_while_counting_is_on") {
+    REQUIRE(test_table_size == 2);
+    moq::mutation::reset_evaluations();
+    moq::mutation::count_generated_evaluations(false);
+    moq::mutation::schema_on(0);
+    moq::mutation::count_generated_evaluations(true);
+    moq::mutation::schema_on(0);
+    CHECK(moq::mutation::generated_evaluation_counts() == std::vector<std::uint64_t>{1, 0});
+}
+
 TEST_CASE("a_generated_mutants_switch_counts_each_evaluation_and_only_its_own") {
     REQUIRE(test_table_size == 2);
+    moq::mutation::count_generated_evaluations(true);
     moq::mutation::reset_evaluations();
     for (int i = 0; i < 3; ++i) CHECK_FALSE(moq::mutation::schema_on(0));
     CHECK(moq::mutation::generated_evaluation_counts() == std::vector<std::uint64_t>{3, 0});
@@ -97,6 +108,7 @@ TEST_CASE("a_generated_mutants_switch_counts_each_evaluation_and_only_its_own") 
 }
 
 TEST_CASE("a_reset_starts_every_generated_count_again") {
+    moq::mutation::count_generated_evaluations(true);
     moq::mutation::schema_on(1);
     moq::mutation::reset_evaluations();
     CHECK(moq::mutation::generated_evaluation_counts() == std::vector<std::uint64_t>{0, 0});
@@ -105,7 +117,16 @@ TEST_CASE("a_reset_starts_every_generated_count_again") {
 }
 
 TEST_CASE("generated_evaluations_from_several_threads_all_count") {
+    moq::mutation::count_generated_evaluations(true);
     moq::mutation::reset_evaluations();
     on_threads([] { moq::mutation::schema_on(0); });
     CHECK(moq::mutation::generated_evaluation_counts()[0] == std::uint64_t{threads} * each);
+}
+
+// No reset and no switch of counting: what the test program's --mutant-coverage must do
+// itself (scripts/moqtools/tests/test_mutant_coverage.py runs it after a test that leaves
+// counts behind, and reads this test's own line).
+TEST_CASE("an_evaluation_counts_for_the_test_that_makes_it") {
+    CHECK(evaluate_counted_site());
+    CHECK_FALSE(moq::mutation::schema_on(1));
 }

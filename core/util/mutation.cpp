@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string_view>
 
 namespace moq::mutation {
 
@@ -32,6 +33,7 @@ std::once_flag environment_read;
 // never freed: a thread still running at exit may count.
 std::atomic<std::atomic<std::uint64_t>*> generated_counters{nullptr};
 std::atomic<std::size_t> generated_counter_count{0};
+std::atomic<bool> generated_counting{false};
 
 int index_of(std::string_view name) {
     Registry& all = registry();
@@ -129,11 +131,28 @@ int add_generated_mutants(const GeneratedMutant* first, std::size_t count) {
     if (!generated_counters.load(std::memory_order_relaxed)) {
         generated_counter_count.store(count, std::memory_order_relaxed);
         generated_counters.store(new std::atomic<std::uint64_t>[count](), std::memory_order_release);
+    } else if (generated_counter_count.load(std::memory_order_relaxed) != count) {
+        std::fprintf(stderr, "moqsim: two tables of generated mutants, of %zu and %zu\n",
+                     generated_counter_count.load(std::memory_order_relaxed), count);
+        std::abort();
     }
     return static_cast<int>(count);
 }
 
+void count_generated_evaluations(bool on) { generated_counting.store(on, std::memory_order_relaxed); }
+
+// MOQ_COUNT_MUTANTS=1 turns counting on from the program's first evaluation, before
+// main: a coverage run must see what static initialisation evaluates too.
+bool counting_from_environment() {
+    static const bool asked = [] {
+        const char* value = std::getenv("MOQ_COUNT_MUTANTS");
+        return value != nullptr && std::string_view(value) == "1";
+    }();
+    return asked;
+}
+
 void count_generated_evaluation(int index) {
+    if (!generated_counting.load(std::memory_order_relaxed) && !counting_from_environment()) return;
     std::atomic<std::uint64_t>* counters = generated_counters.load(std::memory_order_acquire);
     if (counters && index >= 0 &&
         static_cast<std::size_t>(index) < generated_counter_count.load(std::memory_order_relaxed))

@@ -75,10 +75,15 @@ struct GeneratedMutant {
 int add_generated_mutants(const GeneratedMutant* first, std::size_t count);
 // Every generated mutant linked into this program, in schema index order.
 std::vector<GeneratedMutant> generated_mutants();
-// Counts one evaluation of generated mutant `index`'s switch. Every point of the
-// schemata copy calls it (util/schema.hpp), so a run can tell which mutants it reached:
-// a run that never evaluates a mutant's switch runs the same with that mutant on.
+// Counts one evaluation of generated mutant `index`'s switch, while counting is on. Every
+// point of the schemata copy calls it (util/schema.hpp), so a run can tell which mutants
+// it reached: a run that never evaluates a mutant's switch runs the same with that
+// mutant on.
 void count_generated_evaluation(int index);
+// Turns the counting of generated mutants on or off (off at start, unless the environment
+// has MOQ_COUNT_MUTANTS=1, which counts from before main). Only a coverage run needs it: the counters are shared by
+// every thread, and on the stress tests' threads the contention made a unit test run ten times slower.
+void count_generated_evaluations(bool on);
 // Every generated mutant's count since the last reset_evaluations(), in schema index order.
 std::vector<std::uint64_t> generated_evaluation_counts();
 

@@ -114,11 +114,11 @@ def select_mutants(table, prefix, equivalents):
     chosen = [entry for entry in chosen if entry["file"].startswith(prefix)]
     if not chosen:
         raise UsageError(f"no compiled generated mutant in a file under {prefix}")
-    known = {entry["id"] for entry in table}
-    stale = sorted(name for name in equivalents if name not in known)
+    known = {entry.get("key") for entry in table}
+    stale = sorted(key for key in equivalents if key not in known)
     if stale:
         raise UsageError(f"the equivalents list names {stale[0]}, which this build does not generate")
-    return ([e for e in chosen if e["id"] not in equivalents], [e for e in chosen if e["id"] in equivalents])
+    return ([e for e in chosen if e.get("key") not in equivalents], [e for e in chosen if e.get("key") in equivalents])
 
 
 def draw_sample(mutants, size, seed):

@@ -38,6 +38,8 @@ import subprocess
 import sys
 import tempfile
 
+from . import mutation
+
 WAYS = ("random", "pct", "swarm", "guided")
 BLIND = {"random": ["--strategy", "random", "--mix", "fixed"],
          "pct": ["--strategy", "pct", "--mix", "fixed"],
@@ -98,13 +100,13 @@ def sample_generated(schemata, count, seed, equivalents):
     """{id: suite} for `count` compiled generated mutants of core/model/, drawn with `seed`."""
     with open(schemata, encoding="utf-8") as file:
         table = json.load(file)["mutants"]
-    listed = set()
-    if equivalents:
-        with open(equivalents, encoding="utf-8") as file:
-            listed = {line.split()[0] for line in file if line.strip() and not line.startswith("#")}
+    try:
+        listed = set(mutation.read_equivalents(equivalents))
+    except mutation.UsageError as error:
+        raise UsageError(str(error)) from None
     chosen = {}
     for mutant in table:
-        if mutant["status"] != "compiled" or mutant["operator"] == "order_weaken" or mutant["id"] in listed:
+        if mutant["status"] != "compiled" or mutant["operator"] == "order_weaken" or mutant.get("key") in listed:
             continue
         for prefix, suite in SUITE_OF_FILE:
             if mutant["file"].startswith(prefix):

@@ -99,7 +99,13 @@ class History:
             return cls()
         if not isinstance(data, dict) or data.get("format") != cls.FORMAT:
             return cls()
-        return cls(dict(data.get("tests", {})), dict(data.get("suites", {})))
+        counts = []
+        for part in ("tests", "suites"):
+            given = data.get(part, {})
+            if not isinstance(given, dict):
+                return cls()
+            counts.append({name: count for name, count in given.items() if isinstance(count, int)})
+        return cls(*counts)
 
     @classmethod
     def from_runs(cls, runs):
@@ -122,9 +128,9 @@ class History:
 
 
 def doctest_filter(names):
-    """A doctest --test-case value naming exactly these tests: its filters are split at
-    commas and match whole names with wildcards, so a comma in a name is matched by '?'."""
-    return ",".join(name.replace(",", "?") for name in names)
+    """A doctest --test-case value naming these tests: its filters are split at commas, with
+    `\\,` and `\\\\` escapes, and match whole names (wildcards, any case)."""
+    return ",".join(name.replace("\\", "\\\\").replace(",", "\\,") for name in names)
 
 
 def history_path(report_dir):

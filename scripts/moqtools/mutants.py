@@ -115,10 +115,20 @@ class Point:
     index: int = -1
     status: str = "compiled"
     error: str = ""
+    function: str = ""  # the enclosing function, Class::name ("-" outside any)
+    text: str = ""  # the mutated token's line, stripped
+    text_column: int = 0  # the token's column within `text`, from 1
+    occurrence: int = 1  # the same key's how-manieth in its file, by line (a repeated line)
 
     @property
     def id(self):
         return f"gen.{self.file.removeprefix('core/')}:{self.line}:{self.column}.{self.operator}"
+
+    @property
+    def key(self):
+        """What names the mutant across edits elsewhere in its file: no line number."""
+        return stable_key(self.file.removeprefix("core/"), self.operator, self.function, self.text_column, self.text,
+                          self.occurrence)
 
     def rank(self):
         # A point whose one hole is its whole range wraps any point of the same range; a
@@ -126,6 +136,14 @@ class Point:
         if self.operator == "block_delete":
             return -1
         return 0 if self.holes == [(self.start, self.end)] else 1
+
+
+def stable_key(file, operator, function, text_column, text, occurrence=1):
+    """A mutant's key in scripts/equivalent-mutants.txt: its file, operator, function and
+    the text of its line with the column in it (the line's text as a JSON string; a
+    second line of the same text in the same function is COLUMN#2)."""
+    where = f"{text_column}#{occurrence}" if occurrence > 1 else f"{text_column}"
+    return f"{file} {operator} {function} {where} {json.dumps(text)}"
 
 
 # ---- finding points ----
@@ -152,6 +170,23 @@ def offsets(cursor):
     return cursor.extent.start.offset, cursor.extent.end.offset
 
 
+CLASSES = {K.CLASS_DECL, K.STRUCT_DECL, K.UNION_DECL, K.CLASS_TEMPLATE, K.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION}
+
+
+def function_name(chain):
+    """The innermost named function of a cursor chain, with its classes (Class::name), or
+    "-" outside any; no spaces (operator bool -> operatorbool), so a key splits on them."""
+    for node in reversed(chain):
+        if node.kind in FUNCTIONS and node.kind != K.LAMBDA_EXPR:
+            names = [node.spelling]
+            parent = node.semantic_parent
+            while parent is not None and parent.kind in CLASSES:
+                names.insert(0, parent.spelling)
+                parent = parent.semantic_parent
+            return "::".join(names).replace(" ", "") or "-"
+    return "-"
+
+
 class Finder:
     """Walks one translation unit and collects the points of the files it is asked for."""
 
@@ -163,6 +198,8 @@ class Finder:
         self.macros = {}  # file -> [(start, end)] of macro expansions
         self.sites = {}  # file -> [(start, end)] of MOQ_SITE expansions
         self.texts = {}
+        self.lines = {}
+        self.function = "-"
         self.real_paths = {}
         self.consteval = {}
         for cursor in tu.cursor.get_children():
@@ -256,13 +293,23 @@ class Finder:
             return True
         return False
 
+    def line_text(self, path, line):
+        """(the line's text stripped, its indent in bytes)."""
+        if path not in self.lines:
+            self.lines[path] = self.text(path).decode("utf-8", "replace").split("\n")
+        whole = self.lines[path][line - 1] if 0 < line <= len(self.lines[path]) else ""
+        stripped = whole.lstrip()
+        return stripped.rstrip(), len(whole.encode()) - len(stripped.encode())
+
     def add(self, path, operator, token_location, start, end, end_location, holes, form, original, replacement):
         if self.in_macro(path, start, end, holes):
             return
+        text, indent = self.line_text(path, token_location.line)
         point = Point(file=self.wanted[path], operator=operator, line=token_location.line,
                       column=token_location.column, start=start, end=end, end_line=end_location.line,
                       end_column=end_location.column, holes=list(holes), form=form, original=original,
-                      replacement=replacement)
+                      replacement=replacement, function=self.function, text=text,
+                      text_column=token_location.column - indent)
         self.points.setdefault(point.id, point)
 
     # -- operators --
@@ -280,6 +327,7 @@ class Finder:
             return  # written by a macro (MOQ_SITE, an assertion) or inside its arguments
         if not self.runtime_context(parents, cursor):
             return
+        self.function = function_name(parents + [cursor])
         if kind == K.BINARY_OPERATOR:
             self.binary(cursor, parents, path)
         elif kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
@@ -850,6 +898,11 @@ def parse_points(root, files, args):
         for points in pool.map(points_of_unit, [(root, wanted, args, unit, text) for unit, text in jobs]):
             for point in points:
                 found.setdefault(point.id, point)
+    seen = {}
+    for point in sorted(found.values(), key=lambda p: (p.file, p.line, p.column)):
+        first = point.key  # as the first of its text: occurrence is still 1 here
+        seen[first] = seen.get(first, 0) + 1
+        point.occurrence = seen[first]
     return sorted(found.values(), key=lambda p: (p.file, p.start, -p.end, p.rank()))
 
 
@@ -1010,7 +1063,7 @@ def table_source(points):
 
 def mutants_json(points):
     return json.dumps({"format": "moqsim-schemata", "version": 1, "mutants": [
-        {"id": p.id, "index": p.index, "file": p.file, "line": p.line, "column": p.column,
+        {"id": p.id, "key": p.key, "index": p.index, "file": p.file, "line": p.line, "column": p.column,
          "end_line": p.end_line, "end_column": p.end_column, "operator": p.operator, "original": p.original,
          "replacement": p.replacement, "status": p.status, **({"error": p.error} if p.error else {})}
         for p in points]}, indent=1) + "\n"
@@ -1188,14 +1241,18 @@ def build(args):
 LIST_FLAGS = ["-std=c++20", "-DMOQ_MUTANTS=1", "-DMOQ_SCHEMATA=1"]
 
 
-def generated_ids(root):
-    """Every generated mutant's id of core/kio and core/model, CompileError ones included
-    (their ids exist all the same), found by parsing alone: no build, no compile check."""
+def generated_points(root):
+    """Every generated mutant of core/kio and core/model, CompileError ones included (they
+    exist all the same), found by parsing alone: no build, no compile check."""
     root = os.path.realpath(root)
     files = core_files(root)
     shared = oracle_headers(root)
     flags = LIST_FLAGS + ["-I" + os.path.join(root, "core")]
-    return [p.id for p in parse_points(root, [f for f in files if f not in shared], flags)]
+    return parse_points(root, [f for f in files if f not in shared], flags)
+
+
+def generated_ids(root):
+    return [p.id for p in generated_points(root)]
 
 
 def escape_make(path):
@@ -1214,13 +1271,16 @@ def main():
     make.add_argument("--depfile-target", help="the output the depfile names (the first one)")
     make.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     make.add_argument("--no-check", action="store_true", help="skip the compile check")
-    ids = sub.add_parser("ids", help="print every generated mutant's id, one a line, without a build")
+    ids = sub.add_parser("ids", help="print every generated mutant's id, one a line, without a build "
+                         "(--keys: its id and its key, the form scripts/equivalent-mutants.txt lists)")
+    ids.add_argument("--keys", action="store_true")
     ids.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."),
                      help="the project's source root (default: this script's repository)")
     args = parser.parse_args()
     try:
         if args.command == "ids":
-            print("\n".join(generated_ids(args.root)))
+            points = generated_points(args.root)
+            print("\n".join(f"{p.id}  {p.key}" if args.keys else p.id for p in points))
         else:
             build(args)
     except UsageError as error:

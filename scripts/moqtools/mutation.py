@@ -35,9 +35,10 @@ reports. --changed REV keeps the mutants on lines changed since REV (git diff -U
 order_weaken mutants run only when --operator or --site names them: a weakened memory
 order changes nothing these single-process runs can see (docs/TESTING.md).
 
-The equivalents file lists generated mutants no test can kill, one a line with the
-reason; they are not run and are reported as Ignored with that reason. A listed id that
-no longer exists is an error.
+The equivalents file lists generated mutants no test can kill, one a line: the mutant's
+key (file, operator, function, column and line text; no line number) and the reason;
+they are not run and are reported as Ignored with that reason. A listed key that no
+longer exists is an error.
 
 Writes REPORT_DIR/mutation.json (the mutation-testing report schema, version 2) and
 REPORT_DIR/mutation.md. Exits 1 when a hand-placed site survives without a written
@@ -69,10 +70,12 @@ TESTS_RUN = re.compile(r"test cases:\s*\d+\s*\|\s*(\d+) passed\s*\|\s*(\d+) fail
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 DETECTED = ("Killed", "Timeout")
 STATUSES = ("Killed", "Timeout", "Survived", "NoCoverage", "CompileError", "Ignored")
+UNDETECTED = ("Survived", "NoCoverage")
 # The child processes run whole: this run's own shard (the variables `moqsim shard` names,
 # set by run()) and mutant settings stay here.
 PRIVATE_VARIABLES = ["MOQ_MUTANT", "GTEST_SHARD_STATUS_FILE", "TEST_SHARD_STATUS_FILE"]
 TIMEOUT_FLOOR = 5.0  # seconds: a busy machine's scheduling noise is no hang
+CHEAP_TEST_SECONDS = 0.005  # a unit test under this runs in the first batch of a mutant's tests
 RESULTS_FORMAT = "moqsim-mutate"
 # Generated operators whose mutants the unit tests and sweeps cannot kill (a weakened
 # memory order shows only to ThreadSanitizer): run only when --operator names them.
@@ -125,7 +128,7 @@ def child_environment(mutant):
 
 
 def json_lines(program, flag):
-    out = subprocess.run([program, flag], capture_output=True, text=True, check=False,
+    out = subprocess.run([program, flag], capture_output=True, text=True, errors="replace", check=False,
                          env=child_environment(None))
     if out.returncode != 0:
         raise UsageError(f"{program} {flag} failed: {out.stderr.strip()}")
@@ -156,6 +159,7 @@ def generated_mutants(program, schemata_file):
             entry = extents.get(mutant["id"])
             if entry:
                 mutant["end_line"], mutant["end_column"] = entry["end_line"], entry["end_column"]
+                mutant["key"] = entry.get("key", "")
         known = {m["id"] for m in mutants}
         for entry in table["mutants"]:
             if entry["status"] != "compiled" and entry["id"] not in known:
@@ -163,12 +167,21 @@ def generated_mutants(program, schemata_file):
                                 "line": entry["line"], "column": entry["column"], "end_line": entry["end_line"],
                                 "end_column": entry["end_column"], "operator": entry["operator"],
                                 "original": entry["original"], "replacement": entry["replacement"],
-                                "compile_error": entry.get("error", "does not compile")})
+                                "key": entry.get("key", ""), "compile_error": entry.get("error", "does not compile")})
     return mutants
 
 
+KEY = r'(?P<file>\S+) (?P<operator>\w+) (?P<function>\S+) (?P<column>\d+(?:#\d+)?) (?P<text>"(?:[^"\\]|\\.)*")'
+# A generated mutant's key (moqtools.mutants.stable_key) alone, and as an entry of the
+# equivalents list: the key, then the reason.
+KEY_ALONE = re.compile(f"^{KEY}$")
+LISTED = re.compile(f"^{KEY}\\s+(?P<reason>\\S.*)$")
+
+
 def read_equivalents(path):
-    """{id: reason} from the reviewed list of equivalent generated mutants."""
+    """{key: reason} from the reviewed list of equivalent generated mutants. An entry is a
+    mutant's key (moqtools.mutants.stable_key: FILE OPERATOR FUNCTION COLUMN "LINE TEXT",
+    no line number, so an edit elsewhere in the file keeps it) and the reason."""
     listed = {}
     if not path:
         return listed
@@ -181,23 +194,29 @@ def read_equivalents(path):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        parts = line.split(None, 1)
-        if len(parts) < 2 or not parts[0].startswith("gen."):
-            raise UsageError(f"{path}:{number}: want a generated mutant's id and a reason")
-        if parts[0] in listed:
-            raise UsageError(f"{path}:{number}: {parts[0]} is listed twice")
-        listed[parts[0]] = parts[1].strip()
+        found = LISTED.match(line)
+        try:
+            text = json.loads(found["text"]) if found else None
+        except ValueError:
+            text = None
+        if text is None:
+            raise UsageError(f"{path}:{number}: want a generated mutant's key "
+                             f'(FILE OPERATOR FUNCTION COLUMN "LINE TEXT") and a reason')
+        key = line[:found.end("text")]
+        if key in listed:
+            raise UsageError(f"{path}:{number}: {key} is listed twice")
+        listed[key] = found["reason"].strip()
     return listed
 
 
 def changed_lines(revision):
     """{file: set of line numbers} changed since `revision` (on this side of the diff)."""
     check = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "--quiet", revision + "^{commit}"],
-                           capture_output=True, text=True, check=False)
+                           capture_output=True, text=True, errors="replace", check=False)
     if check.returncode != 0:
         raise UsageError(f"--changed: no commit '{revision}'")
     out = subprocess.run(["git", "-C", ROOT, "diff", "-U0", "--no-color", revision, "--", "core"],
-                         capture_output=True, text=True, check=False)
+                         capture_output=True, text=True, errors="replace", check=False)
     if out.returncode != 0:
         raise UsageError(f"git diff {revision} failed: {out.stderr.strip()}")
     lines = {}
@@ -230,7 +249,7 @@ def run_units(program, mutant, timeout, first_failure_only, tests=None):
     started = time.monotonic()
     tried = len(tests) if tests is not None else 0
     try:
-        out = subprocess.run(argv, env=child_environment(mutant), capture_output=True, text=True,
+        out = subprocess.run(argv, env=child_environment(mutant), capture_output=True, text=True, errors="replace",
                              timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return {"status": "Timeout", "killed_by": [], "reason": f"unit tests over {timeout:.0f} s",
@@ -256,7 +275,7 @@ def run_units(program, mutant, timeout, first_failure_only, tests=None):
     return {"status": "Survived", "killed_by": [], "reason": "", "ms": ms, "tries": tried}
 
 
-def run_sweep(moqsim, mutant, suites, cases, timeout, site_hits=None):
+def run_sweep(moqsim, mutant, suites, cases, timeout, site_hits=None, env=None):
     """The first failing case of each suite's sweep, as {suite: {seed, case, cases_run}}
     ({suite: {timeout}} or {suite: {exit}} when it hung or crashed before a result).
 
@@ -271,7 +290,8 @@ def run_sweep(moqsim, mutant, suites, cases, timeout, site_hits=None):
             argv += ["--site-hits", site_hits]
         key = suites[0] if len(suites) == 1 else "sweep"
         try:
-            out = subprocess.run(argv, env=child_environment(None), capture_output=True, text=True,
+            out = subprocess.run(argv, env=env or child_environment(None), capture_output=True, text=True,
+                                 errors="replace",
                                  timeout=timeout, check=False)
         except subprocess.TimeoutExpired:
             return {key: {"timeout": timeout}}
@@ -320,10 +340,17 @@ def measure_baseline(program, moqsim, cases, factor, suites):
     """One run of everything with no mutant on: each step's time, and which mutants each
     test and each suite's sweep reaches (scripts/moqtools/mutant_coverage.py)."""
     coverage = Coverage()
+    # Counting from the start of each program: a value its static initialisation computes
+    # is evaluated before any test.
+    counting = dict(child_environment(None), MOQ_COUNT_MUTANTS="1")
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "tests.jsonl")
-        out = subprocess.run([program, "--no-intro", "--no-version", "--no-colors", "--mutant-coverage", path],
-                             env=child_environment(None), capture_output=True, text=True, timeout=600, check=False)
+        try:
+            out = subprocess.run([program, "--no-intro", "--no-version", "--no-colors", "--mutant-coverage", path],
+                                 env=counting, capture_output=True, text=True, errors="replace", timeout=600,
+                                 check=False)
+        except subprocess.TimeoutExpired:
+            raise UsageError("the unit tests with no mutant ran over 600 s: fix them first") from None
         if out.returncode != 0:
             raise UsageError(f"the unit tests fail with no mutant (exit {out.returncode}): fix them first\n"
                              + (out.stderr.strip() or out.stdout.strip()[-2000:]))
@@ -332,7 +359,7 @@ def measure_baseline(program, moqsim, cases, factor, suites):
             for suite in suites:
                 hits = os.path.join(folder, f"{suite}.json")
                 started = time.monotonic()
-                failures = run_sweep(moqsim, None, [suite], cases, 600, site_hits=hits)
+                failures = run_sweep(moqsim, None, [suite], cases, 600, site_hits=hits, env=counting)
                 if failures:
                     raise UsageError(f"the {suite} sweep fails with no mutant: fix it first")
                 coverage.add_suite(suite, time.monotonic() - started, hits)
@@ -348,13 +375,44 @@ def no_coverage(result):
 
 
 def killer_test(killed_by, tests):
-    """The test a unit-test kill is credited to: the first failing one that reaches it."""
-    return next((name for name in killed_by if name in tests), tests[0] if tests else None)
+    """The test a unit-test kill is credited to: the first failing one among `tests`
+    (None for a crash or a timeout, which names no test)."""
+    return next((name for name in killed_by if name in tests), None)
+
+
+def confirm_survivor(result, mutant_id, program, moqsim, cases, budget, suites_run):
+    """A survivor of the tests and sweeps that reach it, run once more against every unit
+    test and every other suite's sweep: the coverage credits a value a test computes once a
+    process (a function's static) to the first test that computes it, so a later test that
+    reads it can see the mutant without evaluating its switch. Marks a kill found this way
+    (`outside_coverage`), so the report can count them."""
+    units = run_units(program, mutant_id, budget.units(list(budget.coverage.tests)), True)
+    result["tries"] += units.pop("tries")
+    if units["status"] == "Survived":
+        others = [suite for suite in budget.coverage.suites if suite not in suites_run]
+        for suite in others:
+            result["tries"] += 1
+            swept = run_sweep(moqsim, mutant_id, [suite], cases, budget.sweeps[suite])
+            if swept:
+                first = swept[suite]
+                killer = sweep_killer(suite, first)
+                units = {"status": "Timeout" if "timeout" in first else "Killed", "killed_by": [killer],
+                         "reason": killer, "cases_to_kill": first.get("cases_run")}
+                result["credit"] = ("suite", suite)
+                break
+    if units["status"] == "Survived":
+        return result
+    result.update(status=units["status"], killed_by=units["killed_by"], outside_coverage=True,
+                  cases_to_kill=units.get("cases_to_kill"))
+    result["killer"] = result["killed_by"][0] if result["killed_by"] else units["reason"]
+    result["reason"] = f"{result['killer']}, outside the coverage (a test or sweep that does not evaluate it)"
+    return result
 
 
 def run_site(site, program, moqsim, cases, budget, history):
     """A hand-placed site: the unit tests that reach it, then every suite's sweep that
     reaches it (each to its first failure, so each suite's column says whether it kills)."""
+    started = time.monotonic()
     tests, suites = budget.coverage.reaching(site["id"], history)
     result = {"reached_by": tests + suites, "swept": {}}
     if not tests and not suites:
@@ -362,35 +420,46 @@ def run_site(site, program, moqsim, cases, budget, history):
     if tests:
         result.update(run_units(program, site["id"], budget.units(tests), False, tests))
     else:
-        result.update(status="Survived", killed_by=[], reason="", ms=0, tries=0)
-    if result["killed_by"] or result["status"] != "Survived":
-        result["credit"] = ("test", killer_test(result["killed_by"], tests))
+        result.update(status="Survived", killed_by=[], reason="", tries=0)
+    if result["status"] != "Survived":
+        found = killer_test(result["killed_by"], tests)
+        if found:
+            result["credit"] = ("test", found)
     swept = run_sweep(moqsim, site["id"], suites, cases, budget.all_sweeps(suites)) if suites else {}
     result["tries"] += len(suites)
     if swept and result["status"] == "Survived":
         result.update(status="Killed", reason="by the sweep")
-        result["credit"] = ("suite", next(iter(swept)))
+        killer = next((suite for suite in suites if suite in swept), None)  # the history's order
+        if killer:
+            result["credit"] = ("suite", killer)
     result["swept"] = swept
     killers = result["killed_by"] + [sweep_killer(s, f) for s, f in swept.items()]
     result["killer"] = killers[0] if killers else ""
     first = next((f for f in swept.values() if "cases_run" in f), None)
     result["cases_to_kill"] = None if result["killed_by"] or not first else first["cases_run"]
+    if result["status"] == "Survived":
+        confirm_survivor(result, site["id"], program, moqsim, cases, budget, suites)
+    result["ms"] = int((time.monotonic() - started) * 1000)
     return result
 
 
 def run_generated(mutant, program, moqsim, cases, budget, history):
     """A generated mutant: the unit tests that reach it (the last run's killers first),
-    then the sweeps that reach it, suite by suite, to the first kill."""
+    then the sweeps that reach it, suite by suite, to the first kill; a survivor once more
+    against everything (confirm_survivor)."""
     started = time.monotonic()
     tests, suites = budget.coverage.reaching(mutant["id"], history)
     result = {"reached_by": tests + suites, "killer": "", "cases_to_kill": None}
     if not tests and not suites:
         return no_coverage(result)
     result.update(status="Survived", killed_by=[], reason="", tries=0)
-    # The likely killers in a run of their own first: doctest runs a filter's tests in
-    # its own order, not in the order named.
+    # The likely killers in a run of their own first, then the cheap tests, then the slow
+    # ones (the threads' stress tests): doctest runs a filter's tests in its own order,
+    # not in the order named.
     likely = [name for name in tests if history.tests.get(name, 0) > 0]
-    for batch in (likely, [name for name in tests if name not in likely]):
+    rest = [name for name in tests if name not in likely]
+    cheap = [name for name in rest if budget.coverage.tests[name] < CHEAP_TEST_SECONDS]
+    for batch in (likely, cheap, [name for name in rest if name not in cheap]):
         if not batch:
             continue
         units = run_units(program, mutant["id"], budget.units(batch), True, batch)
@@ -398,7 +467,9 @@ def run_generated(mutant, program, moqsim, cases, budget, history):
         if units["status"] != "Survived":
             result.update(units)
             result["killer"] = result["killed_by"][0] if result["killed_by"] else result["reason"]
-            result["credit"] = ("test", killer_test(result["killed_by"], batch))
+            found = killer_test(result["killed_by"], batch)
+            if found:
+                result["credit"] = ("test", found)
             result["ms"] = int((time.monotonic() - started) * 1000)
             return result
     for suite in suites:
@@ -413,6 +484,8 @@ def run_generated(mutant, program, moqsim, cases, budget, history):
         result["cases_to_kill"] = first.get("cases_run")
         result["credit"] = ("suite", suite)
         break
+    if result["status"] == "Survived":
+        confirm_survivor(result, mutant["id"], program, moqsim, cases, budget, suites)
     result["ms"] = int((time.monotonic() - started) * 1000)
     return result
 
@@ -425,9 +498,9 @@ def run_all(mutants, program, moqsim, cases, budget, jobs, equivalents, history)
         if mutant.get("compile_error"):
             results[number] = {"status": "CompileError", "killed_by": [], "killer": "", "cases_to_kill": None,
                                "reason": mutant["compile_error"], "ms": 0, "tries": 0}
-        elif mutant["id"] in equivalents:
+        elif mutant.get("key") in equivalents:
             results[number] = {"status": "Ignored", "killed_by": [], "killer": "", "cases_to_kill": None,
-                               "reason": equivalents[mutant["id"]], "ms": 0, "tries": 0}
+                               "reason": equivalents[mutant["key"]], "ms": 0, "tries": 0}
         else:
             pending.append(number)
     lock = threading.Lock()
@@ -453,7 +526,7 @@ def run_all(mutants, program, moqsim, cases, budget, jobs, equivalents, history)
 
 
 def shown_status(mutant, result):
-    if result["status"] == "Survived" and mutant.get("survivor_reason"):
+    if result["status"] in UNDETECTED and mutant.get("survivor_reason"):
         return "survived (explained)"
     return result["status"].lower()
 
@@ -462,7 +535,7 @@ def shown_status(mutant, result):
 
 
 def report_status(mutant, result):
-    if result["status"] == "Survived" and mutant.get("survivor_reason"):
+    if result["status"] in UNDETECTED and mutant.get("survivor_reason"):
         return "Ignored"
     return result["status"]
 
@@ -567,8 +640,8 @@ def cell(text):
 
 def site_section(site_runs, suites):
     lines = ["## Hand-placed sites", "",
-             "Each site switched off in turn (`MOQ_MUTANT=name`) against the unit tests and a short "
-             "seeded sweep of every property suite. A suite's column: the number of sweep cases run "
+             "Each site switched off in turn (`MOQ_MUTANT=name`) against the unit tests and the short "
+             "seeded sweeps that reach it. A suite's column: the number of sweep cases run "
              "until its first failure, counted from the first case of the first seed (seed and case "
              "in brackets); `-` where that suite's sweep alone does not kill the site.", "",
              "| site | category | where | verdict | killed by tests | " + " | ".join(suites) + " |",
@@ -651,9 +724,11 @@ def tries_line(runs, meta):
     made = sum(r.get("tries", 0) for _, r in runs)
     ran = sum(1 for _, r in runs if r["status"] not in ("Ignored", "CompileError"))
     every = ran * (meta.get("tests", 0) + len(meta["suites"]))
+    outside = sum(1 for _, r in runs if r.get("outside_coverage"))
     return (f"Tries: {made:,} (test or sweep, mutant) runs, against {every:,} for every one of the "
             f"{meta.get('tests', 0)} unit tests and {len(meta['suites'])} sweeps on each of the {ran:,} mutants "
-            f"run or found uncovered.")
+            f"run or found uncovered. Every survivor of its coverage ran once more against everything; "
+            f"{outside} of them were killed that way.")
 
 
 def report_markdown(runs, meta):
@@ -692,10 +767,11 @@ def summarise(runs, meta, report_dir):
     generated = [(m, r) for m, r in runs if m["kind"] == "generated"]
     if sites:
         killed = sum(1 for _, r in sites if r["status"] in DETECTED)
-        explained = sum(1 for m, r in sites if r["status"] == "Survived" and m["survivor_reason"])
-        unexplained = [m for m, r in sites if r["status"] == "Survived" and not m["survivor_reason"]]
+        explained = sum(1 for m, r in sites if r["status"] in UNDETECTED and m["survivor_reason"])
+        unexplained = unexplained_sites(runs)
+        uncovered = sum(1 for _, r in sites if r["status"] == "NoCoverage")
         print(f"mutate: sites: {killed} killed, {explained} survived with a reason, "
-              f"{len(unexplained)} survived unexplained, of {len(sites)}")
+              f"{len(unexplained)} survived unexplained ({uncovered} reached by nothing), of {len(sites)}")
         for line in suite_summary(sites, meta["suites"]):
             print(f"mutate: {line}")
     if generated:
@@ -706,7 +782,7 @@ def summarise(runs, meta, report_dir):
     print(f"mutate: {tries_line(runs, meta)}")
     print(f"mutate: {meta['selection']}, {meta['elapsed_ms'] / 1000:.1f} s; reports in "
           f"{os.path.relpath(report_dir, ROOT)}/")
-    unexplained = [m for m, r in sites if r["status"] == "Survived" and not m["survivor_reason"]]
+    unexplained = unexplained_sites(runs)
     for site in unexplained:
         print(f"mutate: unexplained survivor {site['id']} ({site['file']}:{site['line']})")
     return 1 if unexplained else 0
@@ -779,11 +855,14 @@ def run(args, program, moqsim, report_dir):
     if args.only != "generated":
         mutants += hand_sites(program)
     generated = generated_mutants(program, args.schemata) if args.only != "sites" else []
-    known = {m["id"] for m in generated}
-    stale = [name for name in equivalents if name not in known]
+    if generated and not all(m.get("key") for m in generated):
+        raise UsageError("the schemata table holds no mutant keys (a build from before them): rebuild build-mutants/")
+    known = {m.get("key") for m in generated}
+    stale = [key for key in equivalents if key not in known]
     if stale and args.only != "sites":
         raise UsageError(f"{os.path.relpath(args.equivalents, ROOT)} lists {stale[0]}, which is no generated "
-                         f"mutant now (its line moved or it went away): update the file")
+                         f"mutant now (its line changed or it went away): update the file "
+                         f"(python3 -m moqtools.equivalents names where it went)")
     mutants += generated
     if not mutants:
         raise UsageError("the test program lists no mutants")
@@ -822,7 +901,7 @@ def run(args, program, moqsim, report_dir):
     runs = list(zip(mutants, results))
     # The kill history only from a whole run: a part of the mutants would skew the order.
     outputs = [("mutation-coverage.json", json.dumps(coverage.to_json(), indent=1) + "\n")]
-    if not args.site and not args.changed and not args.operator and shard_total == 1:
+    if not args.site and not args.changed and not args.operator and not args.only and shard_total == 1:
         outputs.append((os.path.basename(history_path(report_dir)), History.from_runs(runs).to_json()))
     write_reports(report_dir, outputs)
     if shard_total > 1:
@@ -857,9 +936,14 @@ def select_operators(mutants, generated, operators, named, selection):
     return [m for m in mutants if m["id"] not in left_out]
 
 
+def unexplained_sites(runs):
+    """The hand-placed sites no test detects (a survivor, or one nothing reaches) with no
+    written reason: each fails the run."""
+    return [m for m, r in runs if m["kind"] == "site" and r["status"] in UNDETECTED and not m["survivor_reason"]]
+
+
 def summarise_shard(runs):
-    unexplained = [m for m, r in runs if m["kind"] == "site" and r["status"] == "Survived" and not m["survivor_reason"]]
-    return 1 if unexplained else 0
+    return 1 if unexplained_sites(runs) else 0
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -33,7 +35,13 @@ std::string coverage_lines;  // NOLINT(cert-err58-cpp)
 struct MutantCoverage : doctest::IReporter {
     explicit MutantCoverage(const doctest::ContextOptions& /*options*/) {}
     void report_query(const doctest::QueryData& /*data*/) override {}
-    void test_run_start() override {}
+    void test_run_start() override {
+        if (coverage_path.empty()) return;
+        // What ran before the first test (static initialisation) may be what any test
+        // reads: it counts for every test.
+        before_tests_sites_ = moq::mutation::evaluation_counts();
+        before_tests_generated_ = moq::mutation::generated_evaluation_counts();
+    }
     void test_run_end(const doctest::TestRunStats& /*stats*/) override {
         if (coverage_path.empty()) return;
         // Written whole or not at all: a reader never sees half a file.
@@ -63,7 +71,8 @@ struct MutantCoverage : doctest::IReporter {
                            ",\"file\":" + json_quote(moq::mutation::project_relative(current_->m_file.c_str())) +
                            ",\"seconds\":" + std::to_string(stats.seconds) + ",\"sites\":{";
         const std::vector<moq::mutation::Site> sites = moq::mutation::sites();
-        const std::vector<std::uint64_t> site_counts = moq::mutation::evaluation_counts();
+        const std::vector<std::uint64_t> site_counts =
+            with_before_tests(moq::mutation::evaluation_counts(), before_tests_sites_);
         bool first = true;
         for (std::size_t i = 0; i < sites.size() && i < site_counts.size(); ++i) {
             if (site_counts[i] == 0) continue;
@@ -72,7 +81,8 @@ struct MutantCoverage : doctest::IReporter {
         }
         line += "},\"generated\":{";
         const std::vector<moq::mutation::GeneratedMutant> table = moq::mutation::generated_mutants();
-        const std::vector<std::uint64_t> counts = moq::mutation::generated_evaluation_counts();
+        const std::vector<std::uint64_t> counts =
+            with_before_tests(moq::mutation::generated_evaluation_counts(), before_tests_generated_);
         first = true;
         for (std::size_t i = 0; i < table.size() && i < counts.size(); ++i) {
             if (counts[i] == 0) continue;
@@ -90,7 +100,15 @@ struct MutantCoverage : doctest::IReporter {
     void test_case_skipped(const doctest::TestCaseData& /*data*/) override {}
 
 private:
+    static std::vector<std::uint64_t> with_before_tests(std::vector<std::uint64_t> counts,
+                                                        const std::vector<std::uint64_t>& before) {
+        for (std::size_t i = 0; i < counts.size() && i < before.size(); ++i) counts[i] += before[i];
+        return counts;
+    }
+
     const doctest::TestCaseData* current_ = nullptr;
+    std::vector<std::uint64_t> before_tests_sites_;
+    std::vector<std::uint64_t> before_tests_generated_;
 };
 
 REGISTER_LISTENER("mutant-coverage", 1, MutantCoverage);
@@ -126,6 +144,10 @@ int main(int argc, char** argv) {
     // --mutant-coverage FILE is this program's, taken out before doctest reads the rest.
     std::vector<char*> arguments(argv, argv + argc);
     for (std::size_t i = 1; i < arguments.size(); ++i) {
+        if (std::strncmp(arguments[i], "--mutant-coverage=", 18) == 0) {
+            std::fprintf(stderr, "%s: write --mutant-coverage FILE, not --mutant-coverage=FILE\n", program_name);
+            return 2;
+        }
         if (std::strcmp(arguments[i], "--mutant-coverage") != 0) continue;
         if (i + 1 >= arguments.size() || arguments[i + 1][0] == '\0') {
             std::fprintf(stderr, "%s: --mutant-coverage needs a file\n", program_name);
@@ -140,10 +162,18 @@ int main(int argc, char** argv) {
                         arguments.begin() + static_cast<std::ptrdiff_t>(i) + 2);
         --i;
     }
-    if (!coverage_path.empty() && !std::ofstream(coverage_path + ".partial")) {
-        std::fprintf(stderr, "%s: cannot write %s.partial\n", program_name, coverage_path.c_str());
-        return 2;
+    if (!coverage_path.empty()) {
+        // A file that cannot be written is refused before any test, not after all of them.
+        const std::string partial = coverage_path + ".partial";
+        const bool writable = static_cast<bool>(std::ofstream(partial));
+        std::error_code ignored;
+        std::filesystem::remove(partial, ignored);
+        if (!writable) {
+            std::fprintf(stderr, "%s: cannot write %s\n", program_name, partial.c_str());
+            return 2;
+        }
     }
+    if (!coverage_path.empty()) moq::mutation::count_generated_evaluations(true);
     argc = static_cast<int>(arguments.size());
     argv = arguments.data();
     for (int i = 1; i < argc; ++i) {

@@ -1,5 +1,5 @@
 """Tests of scripts/moqtools/equivalents.py on a fixture core
-(scripts/moqtools/tests/fixtures/equivalents/: two small sources and lists of their mutants' ids).
+(scripts/moqtools/tests/fixtures/equivalents/: two small sources and lists of their mutants' keys).
 """
 
 import os
@@ -8,6 +8,7 @@ import tempfile
 import unittest
 
 from moqtools.equivalents import nearest
+from moqtools.mutants import generated_points
 from moqtools.tests.support import FIXTURES, run_tool
 
 FIXTURE = os.path.join(FIXTURES, "equivalents")
@@ -31,25 +32,38 @@ class EquivalentsCheckTest(unittest.TestCase):
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual(run.stdout, "equivalents: 2 listed, each a generated mutant\n")
 
-    def test_a_stale_id_fails_naming_its_line_and_where_it_moved(self):
+    def test_a_stale_key_fails_naming_its_line_and_the_closest_mutant(self):
         run = check(os.path.join(FIXTURE, "stale.txt"))
         self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
-        self.assertIn(":4: gen.model/count.cpp:3:42.rel_flip is no generated mutant now", run.stderr)
-        self.assertIn("the nearest of its file and operator is gen.model/count.cpp:4:42.rel_flip", run.stderr)
+        self.assertIn(':4: model/count.cpp rel_flip none_left 42 "bool none_left(int count) { return count <= 0; }" '
+                      "is no generated mutant now", run.stderr)
+        self.assertIn('the closest of its file and operator is model/count.cpp rel_flip none_left 42 '
+                      '"bool none_left(int count) { return count == 0; }" (gen.model/count.cpp:4:42.rel_flip)', run.stderr)
         self.assertNotIn("clock.cpp", run.stderr)
 
-    def test_an_edit_above_a_listed_mutant_makes_it_stale(self):
+    def edited(self, root, change):
+        shutil.copytree(os.path.join(FIXTURE, "core"), os.path.join(root, "core"))
+        clock = os.path.join(root, "core", "kio", "clock.cpp")
+        with open(clock, encoding="utf-8") as source:
+            text = source.read()
+        with open(clock, "w", encoding="utf-8") as source:
+            source.write(change(text))
+
+    def test_an_edit_above_a_listed_mutant_keeps_its_entry(self):
         with tempfile.TemporaryDirectory() as root:
-            shutil.copytree(os.path.join(FIXTURE, "core"), os.path.join(root, "core"))
-            clock = os.path.join(root, "core", "kio", "clock.cpp")
-            with open(clock, encoding="utf-8") as source:
-                text = source.read()
-            with open(clock, "w", encoding="utf-8") as source:
-                source.write("// one line more\n" + text)
+            self.edited(root, lambda text: "// one line more\n" + text)
+            ids = run_tool("mutants", "ids", "--root", root, check=True).stdout.split()
+            run = check(os.path.join(FIXTURE, "listed.txt"), root)
+        self.assertIn("gen.kio/clock.cpp:7:12.rel_flip", ids)  # the id moved a line down
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+
+    def test_an_edit_of_a_listed_line_makes_its_entry_stale(self):
+        with tempfile.TemporaryDirectory() as root:
+            self.edited(root, lambda text: text.replace("if (at > kept) kept = at;", "if (at > kept) { kept = at; }"))
             run = check(os.path.join(FIXTURE, "listed.txt"), root)
         self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
-        self.assertIn("gen.kio/clock.cpp:6:12.rel_flip is no generated mutant now", run.stderr)
-        self.assertIn("is gen.kio/clock.cpp:7:12.rel_flip", run.stderr)
+        self.assertIn('kio/clock.cpp rel_flip later 8 "if (at > kept) kept = at;" is no generated mutant now', run.stderr)
+        self.assertIn('is kio/clock.cpp rel_flip later 8 "if (at > kept) { kept = at; }"', run.stderr)
 
     def test_a_malformed_or_missing_list_is_bad_input(self):
         for listed in (os.path.join(FIXTURE, "malformed.txt"), os.path.join(FIXTURE, "no-such-list.txt")):
@@ -57,11 +71,11 @@ class EquivalentsCheckTest(unittest.TestCase):
             self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
             self.assertEqual(len(run.stderr.splitlines()), 1, run.stderr)
 
-    def test_the_nearest_keeps_the_file_and_operator_and_prefers_the_column(self):
-        generated = ["gen.a.cpp:10:5.rel_flip", "gen.a.cpp:11:9.rel_flip", "gen.a.cpp:12:5.off_by_one",
-                     "gen.b.cpp:12:9.rel_flip", "gen.a.cpp:30:9.rel_flip"]
-        self.assertEqual(nearest("gen.a.cpp:12:9.rel_flip", generated), "gen.a.cpp:11:9.rel_flip")
-        self.assertEqual(nearest("gen.a.cpp:12:5.rel_flip", generated), "gen.a.cpp:10:5.rel_flip")
-        self.assertIsNone(nearest("gen.c.cpp:1:1.rel_flip", generated))
-        self.assertIsNone(nearest("not an id", generated))
-
+    def test_the_closest_keeps_the_file_and_operator_and_prefers_the_function(self):
+        points = generated_points(os.path.join(FIXTURE))
+        closest = nearest('kio/clock.cpp rel_flip later 8 "if (at >= kept) kept = at;"', points)
+        self.assertEqual(closest.id, "gen.kio/clock.cpp:6:12.rel_flip")
+        closest = nearest('model/count.cpp return_default other 8 "return kept;"', points)
+        self.assertEqual(closest.id, "gen.model/count.cpp:4:36.return_default")  # its file's, not clock's
+        self.assertIsNone(nearest('model/none.cpp rel_flip f 1 "x < y"', points))
+        self.assertIsNone(nearest("not a key", points))

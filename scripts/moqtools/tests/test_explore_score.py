@@ -27,8 +27,8 @@ def equivalent(name, path="core/model/group.cpp"):
 
 
 def entry(name, path, operator="rel_flip", status="compiled"):
-    return {"id": name, "file": path, "line": 1, "column": 1, "operator": operator, "status": status,
-            "original": "<", "replacement": "<="}
+    return {"id": name, "key": f"key of {name}", "file": path, "line": 1, "column": 1, "operator": operator,
+            "status": status, "original": "<", "replacement": "<="}
 
 
 class SuiteOrderTest(unittest.TestCase):
@@ -98,13 +98,13 @@ class SelectionTest(unittest.TestCase):
              entry("gen.model/a.hpp:4:1.rel_flip", "model/a.hpp")]
 
     def test_compiled_mutants_of_the_files_without_order_weaken_or_equivalents(self):
-        run, same = select_mutants(self.TABLE, "core/model/", {"gen.model/a.hpp:4:1.rel_flip": "why"})
+        run, same = select_mutants(self.TABLE, "core/model/", {"key of gen.model/a.hpp:4:1.rel_flip": "why"})
         self.assertEqual([m["id"] for m in run], ["gen.model/a.cpp:1:1.rel_flip"])
         self.assertEqual([m["file"] for m in same], ["core/model/a.hpp"])
 
     def test_a_stale_equivalent_is_bad_input(self):
         with self.assertRaises(UsageError):
-            select_mutants(self.TABLE, "core/model/", {"gen.model/gone.cpp:1:1.rel_flip": "why"})
+            select_mutants(self.TABLE, "core/model/", {"key of gen.model/gone.cpp:1:1.rel_flip": "why"})
 
     def test_a_sample_is_repeatable_and_of_distinct_mutants(self):
         mutants = list(range(100))

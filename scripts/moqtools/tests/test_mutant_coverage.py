@@ -35,8 +35,8 @@ class CoverageTest(unittest.TestCase):
         coverage = Coverage()
         coverage.add_tests(write_lines(folder, "tests.jsonl", [
             coverage_line("slow_reader", 0.5, generated={MUTANT: 3}),
-            coverage_line("fast_reader", 0.01, sites={"group.read.register": 2}, generated={MUTANT: 1}),
-            coverage_line("unrelated", 0.01, generated={"gen.kio/waiter.cpp:1:1.rel_flip": 1}),
+            coverage_line("fast_reader", 0.001, sites={"group.read.register": 2}, generated={MUTANT: 1}),
+            coverage_line("unrelated", 0.001, generated={"gen.kio/waiter.cpp:1:1.rel_flip": 1}),
         ]))
         hits = os.path.join(folder, "group.json")
         with open(hits, "w", encoding="utf-8") as out:
@@ -73,8 +73,15 @@ class CoverageTest(unittest.TestCase):
             self.assertEqual((again.tests, again.suites), (history.tests, history.suites))
             self.assertEqual(History.read(os.path.join(folder, "none.json")).tests, {})
 
-    def test_a_filter_names_each_test_whole_even_with_a_comma(self):
-        self.assertEqual(doctest_filter(["a_b", "x, y"]), "a_b,x? y")
+    def test_a_filter_escapes_a_comma_and_a_backslash_in_a_name(self):
+        self.assertEqual(doctest_filter(["a_b", "x, y", "z\\"]), "a_b,x\\, y,z\\\\")
+
+    def test_a_history_of_the_wrong_shape_is_no_history(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "killers.json")
+            with open(path, "w", encoding="utf-8") as out:
+                json.dump({"format": "moqsim-mutant-killers", "tests": {"a": "many", "b": 2}, "suites": []}, out)
+            self.assertEqual(History.read(path).tests, {})
 
     def test_no_coverage_counts_against_the_score(self):
         tally = counts(["Killed", "Killed", "Killed", "NoCoverage", "Ignored"])
@@ -121,29 +128,37 @@ class SelectionTest(unittest.TestCase):
         self.assertIn("--test-case=slow_reader", calls[0])
         self.assertNotIn("unrelated", calls[0])
 
-    def test_without_a_history_every_reaching_test_runs_in_one_batch(self):
+    def test_without_a_history_the_cheap_tests_run_first_in_a_batch_of_their_own(self):
         result = run_generated({"id": MUTANT}, self.program, "/no/moqsim", 10, Budget(5, self.coverage), History())
         self.assertEqual(result["status"], "Killed")
-        self.assertEqual(len(self.calls()), 1)
-        self.assertIn("--test-case=fast_reader,slow_reader", self.calls()[0])
+        self.assertEqual(result["tries"], 2)
+        calls = self.calls()
+        self.assertEqual(len(calls), 2)
+        self.assertIn("--test-case=fast_reader", calls[0])
+        self.assertNotIn("slow_reader", calls[0])
+        self.assertIn("--test-case=slow_reader", calls[1])
 
 
 class ListenerTest(unittest.TestCase):
-    """--mutant-coverage of a mutants build's unit test program (build-sites/)."""
+    """--mutant-coverage of a mutants build's unit test program (build-sites/: scripts/check
+    builds its site_evaluations_test before these tests)."""
 
-    def test_each_test_case_lists_what_it_evaluated(self):
+    def coverage_lines(self, *tests):
         program = os.path.join(os.path.dirname(os.path.dirname(moqsim())), "core", "tests", "site_evaluations_test")
+        self.assertTrue(os.access(program, os.X_OK), f"no program at {program}: scripts/check builds it")
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "coverage.jsonl")
             done = subprocess.run([program, "--no-intro", "--no-version", "--mutant-coverage", path,
-                                   "--test-case=a_site_evaluated_n_times_reports_n,"
-                                   "a_generated_mutants_switch_counts_each_evaluation_and_only_its_own"],
-                                  capture_output=True, text=True, check=False)
+                                   "--test-case=" + ",".join(tests)], capture_output=True, text=True, check=False)
             self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
             coverage = Coverage()
             coverage.add_tests(path)
             with open(path, encoding="utf-8") as source:
-                lines = [json.loads(line) for line in source]
+                return [json.loads(line) for line in source], coverage
+
+    def test_each_test_case_lists_what_it_evaluated(self):
+        lines, coverage = self.coverage_lines("a_site_evaluated_n_times_reports_n",
+                                              "a_generated_mutants_switch_counts_each_evaluation_and_only_its_own")
         self.assertEqual([line["test"] for line in lines],
                          ["a_site_evaluated_n_times_reports_n",
                           "a_generated_mutants_switch_counts_each_evaluation_and_only_its_own"])
@@ -152,3 +167,11 @@ class ListenerTest(unittest.TestCase):
         self.assertEqual(lines[1]["generated"], {"gen.test/table.cpp:1:1.rel_flip": 4,
                                                  "gen.test/table.cpp:2:1.cond_negate": 1})
         self.assertEqual(coverage.reaching("test.counted_site", History())[0], ["a_site_evaluated_n_times_reports_n"])
+
+    def test_the_program_resets_the_counts_per_test_and_counts_generated_mutants_itself(self):
+        # The first leaves 38 evaluations behind; the second resets nothing and switches
+        # no counting on, so its line is right only if the program does both.
+        lines, _ = self.coverage_lines("a_site_evaluated_n_times_reports_n", "an_evaluation_counts_for_the_test_that_makes_it")
+        self.assertEqual(lines[1]["test"], "an_evaluation_counts_for_the_test_that_makes_it")
+        self.assertEqual(lines[1]["sites"], {"test.counted_site": 1})
+        self.assertEqual(lines[1]["generated"], {"gen.test/table.cpp:2:1.cond_negate": 1})

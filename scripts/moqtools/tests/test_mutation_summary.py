@@ -30,11 +30,18 @@ class SummaryTest(unittest.TestCase):
                                         (site("b.register"), result("Killed", ["gate", "group"])),
                                         (site("c.disarm", "never reached"), result("Survived"))])
         self.assertEqual(status, 0)
-        self.assertIn("sites: 2 killed, 1 survived with a reason, 0 survived unexplained, of 3", printed)
+        self.assertIn("sites: 2 killed, 1 survived with a reason, 0 survived unexplained (0 reached by nothing), of 3",
+                      printed)
         self.assertIn("gate sweep kills 1 site\n", printed)
         self.assertIn("group sweep kills 2 sites\n", printed)
 
     def test_a_survivor_with_no_reason_fails_the_run_and_is_named(self):
         status, printed = self.summary([(site("a.notify"), result("Survived"))])
         self.assertEqual(status, 1)
+        self.assertIn("unexplained survivor a.notify (core/model/group.cpp:1)", printed)
+
+    def test_a_site_nothing_reaches_without_a_reason_fails_the_run(self):
+        status, printed = self.summary([(site("a.notify"), result("NoCoverage"))])
+        self.assertEqual(status, 1)
+        self.assertIn("1 survived unexplained (1 reached by nothing)", printed)
         self.assertIn("unexplained survivor a.notify (core/model/group.cpp:1)", printed)
