@@ -732,3 +732,32 @@ TEST_CASE_FIXTURE(Front, "a_verdict_stands_when_the_route_ends") {
     REQUIRE(answer.value().is_error());
     CHECK(answer.value().error() == Error::cancel);
 }
+
+// A peek the range has left behind is dropped, not handed out later (R10).
+TEST_CASE_FIXTURE(Front, "r10_a_peek_below_a_raised_range_start_is_not_handed_out") {
+    route.serve_from(a.consume());
+    land(a, 0);
+    land(a, 1);
+    REQUIRE(peek(Walk::arrival) == 0);
+    reader.set_range(1, std::nullopt);
+    CHECK(take(Walk::arrival) == 1);
+}
+
+// A sequence walk's peek at or below a skipped-to floor is dropped (R17's skip_ordered).
+TEST_CASE_FIXTURE(Front, "r17_a_sequence_peek_at_a_skipped_floor_is_not_handed_out") {
+    route.serve_from(a.consume());
+    land(a, 0);
+    land(a, 1);
+    REQUIRE(peek(Walk::sequence) == 0);
+    reader.skip_ordered(0);
+    CHECK(take(Walk::sequence) == 1);
+}
+
+// A peek at or past a lowered range end is dropped: the group waits past the end (R12).
+TEST_CASE_FIXTURE(Front, "r12_a_peek_at_a_lowered_range_end_is_not_handed_out") {
+    route.serve_from(a.consume());
+    land(a, 1);
+    REQUIRE(peek(Walk::arrival) == 1);
+    reader.set_range(0, 1);
+    CHECK(pending(Walk::arrival));
+}

@@ -76,6 +76,7 @@ UNDETECTED = ("Survived", "NoCoverage")
 PRIVATE_VARIABLES = ["MOQ_MUTANT", "GTEST_SHARD_STATUS_FILE", "TEST_SHARD_STATUS_FILE"]
 TIMEOUT_FLOOR = 5.0  # seconds: a busy machine's scheduling noise is no hang
 CHEAP_TEST_SECONDS = 0.005  # a unit test under this runs in the first batch of a mutant's tests
+LIKELY_KILLERS = 3  # the last run's best killers among a mutant's tests, tried alone first
 RESULTS_FORMAT = "moqsim-mutate"
 # Generated operators whose mutants the unit tests and sweeps cannot kill (a weakened
 # memory order shows only to ThreadSanitizer): run only when --operator names them.
@@ -456,7 +457,7 @@ def run_generated(mutant, program, moqsim, cases, budget, history):
     # The likely killers in a run of their own first, then the cheap tests, then the slow
     # ones (the threads' stress tests): doctest runs a filter's tests in its own order,
     # not in the order named.
-    likely = [name for name in tests if history.tests.get(name, 0) > 0]
+    likely = [name for name in tests if history.tests.get(name, 0) > 0][:LIKELY_KILLERS]
     rest = [name for name in tests if name not in likely]
     cheap = [name for name in rest if budget.coverage.tests[name] < CHEAP_TEST_SECONDS]
     for batch in (likely, cheap, [name for name in rest if name not in cheap]):

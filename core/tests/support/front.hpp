@@ -50,12 +50,17 @@ struct FrontWith {
         return group;
     }
 
+    // The sequence the walk's next group has, peeked and not taken.
+    std::uint64_t peek(model::Walk walk) {
+        auto peeked = reader.poll_peek_group(waiter, walk);
+        REQUIRE(peeked.is_ready());
+        REQUIRE(peeked.value().is_item());
+        return peeked.value().item()->sequence;
+    }
+
     // Peeks and takes the next group of `walk`; its sequence.
     std::uint64_t take(model::Walk walk) {
-        auto peek = reader.poll_peek_group(waiter, walk);
-        REQUIRE(peek.is_ready());
-        REQUIRE(peek.value().is_item());
-        const std::uint64_t sequence = peek.value().item()->sequence;
+        const std::uint64_t sequence = peek(walk);
         auto group = reader.take();
         REQUIRE(group.has_value());
         CHECK(group->sequence() == sequence);
