@@ -856,14 +856,8 @@ def run(args, program, moqsim, report_dir):
     if args.only != "generated":
         mutants += hand_sites(program)
     generated = generated_mutants(program, args.schemata) if args.only != "sites" else []
-    if generated and not all(m.get("key") for m in generated):
-        raise UsageError("the schemata table holds no mutant keys (a build from before them): rebuild build-mutants/")
-    known = {m.get("key") for m in generated}
-    stale = [key for key in equivalents if key not in known]
-    if stale and args.only != "sites":
-        raise UsageError(f"{os.path.relpath(args.equivalents, ROOT)} lists {stale[0]}, which is no generated "
-                         f"mutant now (its line changed or it went away): update the file "
-                         f"(python3 -m moqtools.equivalents names where it went)")
+    if args.only != "sites":
+        check_equivalents(generated, equivalents, args.equivalents)
     mutants += generated
     if not mutants:
         raise UsageError("the test program lists no mutants")
@@ -900,11 +894,8 @@ def run(args, program, moqsim, report_dir):
     meta = {"when": datetime.date.today().isoformat(), "selection": selection, "jobs": args.jobs,
             "elapsed_ms": int((time.monotonic() - started) * 1000), "suites": suites, "tests": len(coverage.tests)}
     runs = list(zip(mutants, results))
-    # The kill history only from a whole run: a part of the mutants would skew the order.
-    outputs = [("mutation-coverage.json", json.dumps(coverage.to_json(), indent=1) + "\n")]
-    if not args.site and not args.changed and not args.operator and not args.only and shard_total == 1:
-        outputs.append((os.path.basename(history_path(report_dir)), History.from_runs(runs).to_json()))
-    write_reports(report_dir, outputs)
+    whole = not args.site and not args.changed and not args.operator and not args.only and shard_total == 1
+    write_coverage(report_dir, coverage, runs, whole)
     if shard_total > 1:
         name = f"mutation-shard-{shard_index}-of-{shard_total}.json"
         write_reports(report_dir, [(name, json.dumps({"format": RESULTS_FORMAT, "version": 1, "meta": meta,
@@ -914,6 +905,27 @@ def run(args, program, moqsim, report_dir):
         return summarise_shard(runs)
     write_all_reports(report_dir, runs, meta)
     return summarise(runs, meta, report_dir)
+
+
+def check_equivalents(generated, equivalents, path):
+    """Every listed key must name a generated mutant of this build (UsageError if not)."""
+    if generated and not all(m.get("key") for m in generated):
+        raise UsageError("the schemata table holds no mutant keys (a build from before them): rebuild build-mutants/")
+    known = {m.get("key") for m in generated}
+    stale = [key for key in equivalents if key not in known]
+    if stale:
+        raise UsageError(f"{os.path.relpath(path, ROOT)} lists {stale[0]}, which is no generated "
+                         f"mutant now (its line changed or it went away): update the file "
+                         f"(python3 -m moqtools.equivalents names where it went)")
+
+
+def write_coverage(report_dir, coverage, runs, whole):
+    """The coverage, and the kill history the next run orders by: only from a whole run,
+    since a part of the mutants would skew the order."""
+    outputs = [("mutation-coverage.json", json.dumps(coverage.to_json(), indent=1) + "\n")]
+    if whole:
+        outputs.append((os.path.basename(history_path(report_dir)), History.from_runs(runs).to_json()))
+    write_reports(report_dir, outputs)
 
 
 def select_operators(mutants, generated, operators, named, selection):
