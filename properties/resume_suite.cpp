@@ -636,14 +636,18 @@ struct Traits {
         });
         const std::uint32_t reader_task = executor.spawn("reader", [&](sim::Task& task) { read(world, task); });
         executor.spawn("follower", [&](sim::Task& task) { follow(world, task); });
-        executor.on_quiescence([&]() -> std::optional<std::string> {
+        // Every task parked: judged before the clock moves too, so a reader that waits
+        // where no rule lets it (R9) is caught before a timer hides the wait.
+        const auto parked = [&]() -> std::optional<std::string> {
             if (!world.violation.empty()) return world.violation;  // the first violation, not its consequence
             if (world.handoffs.unread() != 0) return "R14: missed wake: the follower never read a group handed to it";
             if (auto missed = world.oracle.quiescent(executor.clock().now())) return missed;
             if (world.stopped) return std::nullopt;
             if (world.mailbox.unread() != 0) return "R15: missed wake: the reader never read its own posted changes";
             return std::nullopt;
-        });
+        };
+        executor.on_settled(parked);
+        executor.on_quiescence(parked);
         const sim::RunResult result = executor.run();
         check_efficiency(world, executor.task_stats(reader_task));
         return outcome_of(result, world.violation, executor);
