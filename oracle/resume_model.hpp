@@ -86,7 +86,8 @@ public:
     void group_read_begins(std::uint64_t sequence);
     std::optional<std::string> group_frame(std::uint64_t sequence, const std::string& frame);
     std::optional<std::string> group_ended(std::uint64_t sequence, std::optional<model::Error> error);
-    // With no task runnable and no deadline pending, the reader parked.
+    // With no task runnable (at the end, or before the clock moves to a pending deadline),
+    // the reader parked.
     [[nodiscard]] std::optional<std::string> quiescent(kio::Instant now) const;
 
 private:
