@@ -123,6 +123,42 @@ std::vector<std::uint64_t> evaluation_counts() {
     return counts;
 }
 
+namespace {
+
+// MOQ_MUTANT_HITS=FILE: the coverage of a program with no --mutant-coverage of its own
+// (the runtime's tests, the fanout program): counting from before main, as with
+// MOQ_COUNT_MUTANTS=1, and at a normal exit the id of every generated mutant evaluated,
+// one a line, written to FILE.
+const char* hits_path() {
+    static const char* const path = [] {
+        const char* value = std::getenv("MOQ_MUTANT_HITS");
+        return value != nullptr && *value != '\0' ? value : nullptr;
+    }();
+    return path;
+}
+
+void write_hits() {
+    const std::vector<std::uint64_t> counts = generated_evaluation_counts();
+    std::FILE* out = std::fopen(hits_path(), "w");
+    if (out == nullptr) {
+        std::fprintf(stderr, "moqsim: cannot write MOQ_MUTANT_HITS=%s\n", hits_path());
+        std::_Exit(2);
+    }
+    Registry& all = registry();
+    std::lock_guard lock(all.mutex);
+    for (std::size_t i = 0; i < counts.size() && i < all.generated_count; ++i) {
+        if (counts[i] == 0) continue;
+        const std::string_view id = all.generated[i].id;
+        std::fprintf(out, "%.*s\n", static_cast<int>(id.size()), id.data());
+    }
+    if (std::fclose(out) != 0) {
+        std::fprintf(stderr, "moqsim: cannot write MOQ_MUTANT_HITS=%s\n", hits_path());
+        std::_Exit(2);
+    }
+}
+
+}  // namespace
+
 int add_generated_mutants(const GeneratedMutant* first, std::size_t count) {
     Registry& all = registry();
     std::lock_guard lock(all.mutex);
@@ -136,17 +172,20 @@ int add_generated_mutants(const GeneratedMutant* first, std::size_t count) {
                      generated_counter_count.load(std::memory_order_relaxed), count);
         std::abort();
     }
+    // At static initialisation, after registry() made its instance: the file is written
+    // before that instance is destroyed.
+    if (hits_path() != nullptr) std::atexit(&write_hits);
     return static_cast<int>(count);
 }
 
 void count_generated_evaluations(bool on) { generated_counting.store(on, std::memory_order_relaxed); }
 
-// MOQ_COUNT_MUTANTS=1 turns counting on from the program's first evaluation, before
-// main: a coverage run must see what static initialisation evaluates too.
+// MOQ_COUNT_MUTANTS=1 (or MOQ_MUTANT_HITS) turns counting on from the program's first
+// evaluation, before main: a coverage run must see what static initialisation evaluates too.
 bool counting_from_environment() {
     static const bool asked = [] {
         const char* value = std::getenv("MOQ_COUNT_MUTANTS");
-        return value != nullptr && std::string_view(value) == "1";
+        return hits_path() != nullptr || (value != nullptr && std::string_view(value) == "1");
     }();
     return asked;
 }

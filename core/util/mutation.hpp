@@ -81,7 +81,8 @@ std::vector<GeneratedMutant> generated_mutants();
 // mutant on.
 void count_generated_evaluation(int index);
 // Turns the counting of generated mutants on or off (off at start, unless the environment
-// has MOQ_COUNT_MUTANTS=1, which counts from before main). Only a coverage run needs it: the counters are shared by
+// has MOQ_COUNT_MUTANTS=1 or MOQ_MUTANT_HITS=FILE, which count from before main; the latter
+// writes the ids evaluated to FILE at exit). Only a coverage run needs it: the counters are shared by
 // every thread, and on the stress tests' threads the contention made a unit test run ten times slower.
 void count_generated_evaluations(bool on);
 // Every generated mutant's count since the last reset_evaluations(), in schema index order.

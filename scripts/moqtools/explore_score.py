@@ -35,7 +35,8 @@ import sys
 import tempfile
 import time
 
-from .mutation import OPT_IN_OPERATORS, UsageError, read_equivalents, run_sweep, sweep_killer
+from .mutation import UsageError, read_equivalents, run_sweep, sweep_killer
+from .order_mutation import OPERATOR as ORDER_OPERATOR
 from .suites import SuitesError, suite_names
 
 FORMAT = "moqsim-explore-score"
@@ -110,7 +111,7 @@ def source_path(entry):
 def select_mutants(table, prefix, equivalents):
     """(to run, equivalent): the compiled mutants of files under `prefix`, order_weaken left out."""
     chosen = [dict(entry, file=source_path(entry)) for entry in table
-              if entry["status"] == "compiled" and entry["operator"] not in OPT_IN_OPERATORS]
+              if entry["status"] == "compiled" and entry["operator"] != ORDER_OPERATOR]
     chosen = [entry for entry in chosen if entry["file"].startswith(prefix)]
     if not chosen:
         raise UsageError(f"no compiled generated mutant in a file under {prefix}")

@@ -3,7 +3,7 @@
 
 Usage: python3 -m moqtools.mutation TEST_PROGRAM MOQSIM REPORT_DIR [--site NAME ...]
            [--only sites|generated] [--operator NAME ...] [--changed REV] [-j N] [--sweep-cases N]
-           [--timeout-factor F] [--equivalents FILE] [--schemata FILE] [--list]
+           [--timeout-factor F] [--equivalents FILE] [--schemata FILE] [--threads-build DIR] [--list]
        python3 -m moqtools.mutation --merge REPORT_DIR SHARD.json ...
 
 First, one run with no mutant on takes the coverage (moqtools/mutant_coverage.py): the
@@ -31,9 +31,13 @@ GTEST_SHARD_INDEX, TEST_TOTAL_SHARDS / TEST_SHARD_INDEX, Kubernetes' JOB_COMPLET
 with MOQSIM_SHARD_COUNT, Slurm's SLURM_ARRAY_TASK_*), runs only this shard's share and
 writes REPORT_DIR/mutation-shard-INDEX-of-TOTAL.json; --merge joins such files into the
 reports. --changed REV keeps the mutants on lines changed since REV (git diff -U0).
---operator NAME keeps the generated mutants of that operator (repeatable). The
-order_weaken mutants run only when --operator or --site names them: a weakened memory
-order changes nothing these single-process runs can see (docs/TESTING.md).
+--operator NAME keeps the generated mutants of that operator (repeatable).
+
+The order_weaken mutants (a memory order weakened to relaxed) change nothing a run on one
+thread can see: they run in --threads-build, a ThreadSanitizer schemata build, against
+the programs that run the core on real threads (moqtools/order_mutation.py), and their
+score is given apart. Without --threads-build they are left out, and naming them is an
+error.
 
 The equivalents file lists generated mutants no test can kill, one a line: the mutant's
 key (file, operator, function, column and line text; no line number) and the reason;
@@ -59,6 +63,7 @@ import threading
 import time
 
 from .mutant_coverage import Coverage, CoverageError, History, history_path, doctest_filter
+from .order_mutation import OPERATOR as ORDER_OPERATOR, OrderBudget, OrderError, is_order, run_order_mutant
 from .reports import write_reports
 from .shards import ShardError, shard_from_environment
 from .site_location import site_location
@@ -78,9 +83,6 @@ TIMEOUT_FLOOR = 5.0  # seconds: a busy machine's scheduling noise is no hang
 CHEAP_TEST_SECONDS = 0.005  # a unit test under this runs in the first batch of a mutant's tests
 LIKELY_KILLERS = 3  # the last run's best killers among a mutant's tests, tried alone first
 RESULTS_FORMAT = "moqsim-mutate"
-# Generated operators whose mutants the unit tests and sweeps cannot kill (a weakened
-# memory order shows only to ThreadSanitizer): run only when --operator names them.
-OPT_IN_OPERATORS = {"order_weaken"}
 
 
 class UsageError(Exception):
@@ -491,8 +493,11 @@ def run_generated(mutant, program, moqsim, cases, budget, history):
     return result
 
 
-def run_all(mutants, program, moqsim, cases, budget, jobs, equivalents, history):
-    """Runs every mutant (in parallel), printing one line each as it finishes."""
+def run_all(mutants, program, moqsim, cases, budgets, jobs, equivalents, history):
+    """Runs every mutant (in parallel), printing one line each as it finishes; the
+    weakened orders last, under ThreadSanitizer (budgets: the Budget, and the
+    OrderBudget or None when no order mutant runs)."""
+    budget, order_budget = budgets
     results = [None] * len(mutants)
     pending = []
     for number, mutant in enumerate(mutants):
@@ -504,6 +509,7 @@ def run_all(mutants, program, moqsim, cases, budget, jobs, equivalents, history)
                                "reason": equivalents[mutant["key"]], "ms": 0, "tries": 0}
         else:
             pending.append(number)
+    pending.sort(key=lambda number: is_order(mutants[number]))
     lock = threading.Lock()
     done = [len(mutants) - len(pending)]
     width = max((len(m["id"]) for m in mutants), default=10)
@@ -512,6 +518,11 @@ def run_all(mutants, program, moqsim, cases, budget, jobs, equivalents, history)
         mutant = mutants[number]
         if mutant["kind"] == "site":
             result = run_site(mutant, program, moqsim, cases, budget, history)
+        elif is_order(mutant):
+            try:
+                result = run_order_mutant(mutant, order_budget)
+            except OrderError as error:
+                raise UsageError(str(error)) from None
         else:
             result = run_generated(mutant, program, moqsim, cases, budget, history)
         with lock:
@@ -722,6 +733,7 @@ def reached_cell(result, shown=4):
 
 def tries_line(runs, meta):
     """The (test or sweep, mutant) runs made, against every test and sweep on every mutant run."""
+    runs = [(m, r) for m, r in runs if not is_order(m)]
     made = sum(r.get("tries", 0) for _, r in runs)
     ran = sum(1 for _, r in runs if r["status"] not in ("Ignored", "CompileError"))
     every = ran * (meta.get("tests", 0) + len(meta["suites"]))
@@ -732,9 +744,31 @@ def tries_line(runs, meta):
             f"{outside} of them were killed that way.")
 
 
+def split_runs(runs):
+    """(sites, generated but the weakened orders, weakened orders): the orders are scored apart."""
+    return ([(m, r) for m, r in runs if m["kind"] == "site"],
+            [(m, r) for m, r in runs if m["kind"] == "generated" and not is_order(m)],
+            [(m, r) for m, r in runs if is_order(m)])
+
+
+ORDER_LABEL = f"{ORDER_OPERATOR} (ThreadSanitizer, scored apart)"
+
+
+def order_section(orders):
+    lines = ["## Weakened memory orders (ThreadSanitizer)", "",
+             "Each `order_weaken` mutant switched on in turn in the ThreadSanitizer schemata build, against the "
+             "stress tests that reach it, one at a time, then the runtime's tests and `session_fanout --test`, "
+             "to the first race report or failure. Scored apart from the other generated mutants.", "",
+             "| mutant | change | source line | verdict | why |", "| --- | --- | --- | --- | --- |"]
+    for mutant, result in orders:
+        change = f"`{cell(mutant['original'])}` → `{cell(mutant['replacement'])}`"
+        lines.append(f"| `{mutant['id']}` | {change} | `{cell(source_line(mutant['file'], mutant['line']))}` "
+                     f"| {result['status'].lower()} | {cell(result['reason'] or result['killer'])} |")
+    return lines
+
+
 def report_markdown(runs, meta):
-    sites = [(m, r) for m, r in runs if m["kind"] == "site"]
-    generated = [(m, r) for m, r in runs if m["kind"] == "generated"]
+    sites, generated, orders = split_runs(runs)
     lines = ["# Mutation report", "",
              f"Run {meta['when']}: {meta['selection']}; {meta['jobs']} jobs, wall time "
              f"{meta['elapsed_ms'] / 1000:.0f} s.", "", tries_line(runs, meta), ""]
@@ -743,6 +777,8 @@ def report_markdown(runs, meta):
         lines.append(count_row("generated", counts([r["status"] for _, r in generated])))
     if sites:
         lines.append(count_row("hand-placed sites", counts([report_status(m, r) for m, r in sites])))
+    if orders:
+        lines.append(count_row(ORDER_LABEL, counts([r["status"] for _, r in orders])))
     if generated:
         survivors = {}
         for mutant, result in generated:
@@ -755,6 +791,8 @@ def report_markdown(runs, meta):
         lines += [""] + site_section(sites, meta["suites"])
     if generated:
         lines += [""] + generated_section(generated, meta["suites"])
+    if orders:
+        lines += [""] + order_section(orders)
     return "\n".join(lines) + "\n"
 
 
@@ -764,8 +802,7 @@ def write_all_reports(report_dir, runs, meta):
 
 
 def summarise(runs, meta, report_dir):
-    sites = [(m, r) for m, r in runs if m["kind"] == "site"]
-    generated = [(m, r) for m, r in runs if m["kind"] == "generated"]
+    sites, generated, orders = split_runs(runs)
     if sites:
         killed = sum(1 for _, r in sites if r["status"] in DETECTED)
         explained = sum(1 for m, r in sites if r["status"] in UNDETECTED and m["survivor_reason"])
@@ -779,7 +816,13 @@ def summarise(runs, meta, report_dir):
         tally = counts([r["status"] for _, r in generated])
         print(f"mutate: generated: {tally['Killed']} killed, {tally['Timeout']} timeout, {tally['Survived']} "
               f"survived, {tally['NoCoverage']} no coverage, {tally['CompileError']} compile errors, "
-              f"{tally['Ignored']} ignored, of {tally['all']}; score {tally['score']}")
+              f"{tally['Ignored']} ignored, of {tally['all']}; score {tally['score']}"
+              + (f" (without {ORDER_OPERATOR})" if orders else ""))
+    if orders:
+        tally = counts([r["status"] for _, r in orders])
+        print(f"mutate: {ORDER_OPERATOR} under ThreadSanitizer: {tally['Killed']} killed, {tally['Timeout']} timeout, "
+              f"{tally['Survived']} survived, {tally['NoCoverage']} no coverage, {tally['CompileError']} compile "
+              f"errors, {tally['Ignored']} ignored, of {tally['all']}; score {tally['score']}")
     print(f"mutate: {tries_line(runs, meta)}")
     print(f"mutate: {meta['selection']}, {meta['elapsed_ms'] / 1000:.1f} s; reports in "
           f"{os.path.relpath(report_dir, ROOT)}/")
@@ -830,6 +873,8 @@ def main():
     parser.add_argument("--timeout-factor", type=float, default=5.0)
     parser.add_argument("--equivalents", help="the reviewed list of equivalent generated mutants")
     parser.add_argument("--schemata", help="the generator's table (schemata_mutants.json), for CompileErrors")
+    parser.add_argument("--threads-build", metavar="DIR",
+                        help=f"a ThreadSanitizer schemata build, where the {ORDER_OPERATOR} mutants run")
     parser.add_argument("--list", action="store_true", help="name the mutants and stop")
     args = parser.parse_args()
     try:
@@ -872,7 +917,7 @@ def run(args, program, moqsim, report_dir):
     if args.site:
         mutants = [m for m in mutants if m["id"] in args.site]
         selection.append(f"{len(args.site)} named")
-    mutants = select_operators(mutants, generated, args.operator, args.site, selection)
+    mutants = select_operators(mutants, generated, args.operator, (args.site, args.threads_build), selection)
     if args.changed:
         changed = changed_lines(args.changed)
         mutants = [m for m in mutants if touches(m, changed)]
@@ -890,7 +935,9 @@ def run(args, program, moqsim, report_dir):
     print(f"mutate: {len(mutants)} mutants, {args.jobs} jobs; coverage taken from {len(coverage.tests)} unit tests "
           f"({sum(coverage.tests.values()):.1f} s) and {len(suites)} sweeps ({sum(coverage.suites.values()):.1f} s); "
           f"{order}", flush=True)
-    results = run_all(mutants, program, moqsim, args.sweep_cases, budget, args.jobs, equivalents, history)
+    order_budget = order_stage(mutants, equivalents, args)
+    results = run_all(mutants, program, moqsim, args.sweep_cases, (budget, order_budget), args.jobs, equivalents,
+                      history)
     meta = {"when": datetime.date.today().isoformat(), "selection": selection, "jobs": args.jobs,
             "elapsed_ms": int((time.monotonic() - started) * 1000), "suites": suites, "tests": len(coverage.tests)}
     runs = list(zip(mutants, results))
@@ -905,6 +952,34 @@ def run(args, program, moqsim, report_dir):
         return summarise_shard(runs)
     write_all_reports(report_dir, runs, meta)
     return summarise(runs, meta, report_dir)
+
+
+def order_stage(mutants, equivalents, args):
+    """The OrderBudget of the ThreadSanitizer build when a weakened order is to run (None
+    if none is): that build must hold every one of them, and its thread programs must pass
+    with no mutant on."""
+    orders = [m for m in mutants if is_order(m) and not m.get("compile_error") and m.get("key") not in equivalents]
+    if not orders:
+        return None
+    build = args.threads_build
+    program = os.path.join(build, "core", "tests", "core_tests")
+    if not os.access(program, os.X_OK):
+        raise UsageError(f"no program at {program}: --threads-build wants a ThreadSanitizer schemata build")
+    held = {m["id"] for m in json_lines(program, "--list-generated")}
+    missing = [m["id"] for m in orders if m["id"] not in held]
+    if missing:
+        raise UsageError(f"{build} does not hold {missing[0]} ({len(missing)} missing): it was built from other "
+                         f"sources than the mutants' build; rebuild both")
+    print(f"mutate: {len(orders)} {ORDER_OPERATOR} mutants to run under ThreadSanitizer; timing its thread programs "
+          f"with no mutant on", flush=True)
+    try:
+        budget = OrderBudget(build, child_environment(None), args.timeout_factor).measure()
+    except OrderError as error:
+        raise UsageError(str(error)) from None
+    print(f"mutate: ThreadSanitizer stress tests {sum(budget.coverage.tests.values()):.1f} s ("
+          f"{len(budget.coverage.tests)} tests), " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in
+                                                               budget.program_seconds.items()), flush=True)
+    return budget
 
 
 def check_equivalents(generated, equivalents, path):
@@ -928,24 +1003,28 @@ def write_coverage(report_dir, coverage, runs, whole):
     write_reports(report_dir, outputs)
 
 
-def select_operators(mutants, generated, operators, named, selection):
-    """The generated mutants of the --operator names (no site), or without them every
-    mutant but those of an operator only a run under ThreadSanitizer can kill (unless
-    named one by one)."""
+def select_operators(mutants, generated, operators, named_and_threads, selection):
+    """The generated mutants of the --operator names (no site), or every mutant. The
+    weakened orders need the ThreadSanitizer build: without one they are left out, and
+    naming them (by operator or by id) is an error."""
+    named, threads_build = named_and_threads
     known = {m["operator"] for m in generated}
     for name in operators:
         if name not in known:
             raise UsageError(f"no generated mutant has the operator '{name}' (known: {', '.join(sorted(known))})")
     if operators:
         selection.append("operators " + ", ".join(operators))
-        return [m for m in mutants if m["kind"] == "generated" and m["operator"] in operators]
-    if named:
+        mutants = [m for m in mutants if m["kind"] == "generated" and m["operator"] in operators]
+    if threads_build:
         return mutants
-    left_out = {m["id"] for m in mutants if m["kind"] == "generated" and m["operator"] in OPT_IN_OPERATORS}
+    if ORDER_OPERATOR in operators or any(is_order(m) for m in mutants if m["id"] in named):
+        raise UsageError(f"{ORDER_OPERATOR} mutants run only in a ThreadSanitizer schemata build: give "
+                         f"--threads-build (scripts/mutate builds build-mutants-tsan/ unless --no-threads)")
+    left_out = {m["id"] for m in mutants if is_order(m)}
     if left_out:
-        print(f"mutate: {len(left_out)} order_weaken mutants not run (--operator order_weaken runs them; "
-              f"only a ThreadSanitizer build's stress tests can kill them)", flush=True)
-        selection.append("without order_weaken")
+        print(f"mutate: {len(left_out)} {ORDER_OPERATOR} mutants not run (no ThreadSanitizer build: "
+              f"--threads-build)", flush=True)
+        selection.append(f"without {ORDER_OPERATOR}")
     return [m for m in mutants if m["id"] not in left_out]
 
 

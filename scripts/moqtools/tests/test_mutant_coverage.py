@@ -168,6 +168,30 @@ class ListenerTest(unittest.TestCase):
                                                  "gen.test/table.cpp:2:1.cond_negate": 1})
         self.assertEqual(coverage.reaching("test.counted_site", History())[0], ["a_site_evaluated_n_times_reports_n"])
 
+    def hits(self, path, test):
+        program = os.path.join(os.path.dirname(os.path.dirname(moqsim())), "core", "tests", "site_evaluations_test")
+        return subprocess.run([program, "--no-intro", "--no-version", "--test-case=" + test],
+                              env=dict(os.environ, MOQ_MUTANT_HITS=path), capture_output=True, text=True, check=False)
+
+    def test_the_hits_file_names_each_generated_mutant_evaluated_when_the_program_ends(self):
+        # The test leaves the counts at {0, 1}: the file holds what was counted at exit.
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "hits")
+            done = self.hits(path, "a_reset_starts_every_generated_count_again")
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            with open(path, encoding="utf-8") as source:
+                self.assertEqual(source.read(), "gen.test/table.cpp:2:1.cond_negate\n")
+            done = self.hits(path, "a_generated_mutants_switch_counts_each_evaluation_and_only_its_own")
+            with open(path, encoding="utf-8") as source:
+                self.assertEqual(source.read().split(), ["gen.test/table.cpp:1:1.rel_flip",
+                                                         "gen.test/table.cpp:2:1.cond_negate"])
+
+    def test_a_hits_file_that_cannot_be_written_is_exit_2(self):
+        done = self.hits(os.path.join(tempfile.gettempdir(), "no-such-folder", "hits"),
+                         "a_reset_starts_every_generated_count_again")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("cannot write MOQ_MUTANT_HITS=", done.stderr)
+
     def test_the_program_resets_the_counts_per_test_and_counts_generated_mutants_itself(self):
         # The first leaves 38 evaluations behind; the second resets nothing and switches
         # no counting on, so its line is right only if the program does both.
