@@ -30,6 +30,24 @@ void ResumeReader::drop_aborted_peek() {
     if (peeked_ && peeked_->peek.group.aborted()) peeked_.reset();
 }
 
+void ResumeReader::hand(Peeked peeked) {
+    drop_peek();
+    peeked_.emplace(std::move(peeked));
+}
+
+void ResumeReader::drop_peek() {
+    if (!peeked_) return;
+    Peeked dropped = std::move(*peeked_);
+    peeked_.reset();
+    if (!dropped.held || dropped.peek.group.aborted()) return;
+    // Offered from held_ and not taken (a range that no longer holds it, another walk's
+    // peek): held again, to be offered once it is in range (R12).
+    MOQ_PROBE("resume.held.dropped_peek_held_again");
+    const std::uint64_t sequence = dropped.peek.sequence;
+    held_.emplace(sequence, Held{dropped.generation, std::move(dropped.peek)});
+    trim_held();
+}
+
 void ResumeReader::drop_aborted_held() {
     const std::multimap<std::uint64_t, Held>& all = held_;
     std::erase_if(held_, [&](const auto& held) {
@@ -235,8 +253,11 @@ const Peek* ResumeReader::offer_held(Walk walk) {
         // Its copy is older than every copy still kept: let go since it held the group.
         MOQ_SOMETIMES("resume.held.offered_from_let_go_copy",
                       copies_.empty() || held->second.generation < copies_.front().generation);
-        peeked_.emplace(Peeked{walk, held->second.generation, held->second.peek, true});
-        held_.erase(held->first);  // the other copies' alternatives of it with it
+        Peeked offered{walk, held->second.generation, held->second.peek, true};
+        // The other copies' alternatives of it stay until the take: dropped before it, the
+        // peek comes back to held_ beside them.
+        held_.erase(held);
+        hand(std::move(offered));
         return &peeked_->peek;
     }
     return nullptr;
@@ -245,10 +266,13 @@ const Peek* ResumeReader::offer_held(Walk walk) {
 void ResumeReader::hold(const Copy& copy, const Peek& peek) {
     // Only a group it may still hand out: one handed out before is not held again.
     if (!handed_out(peek.sequence)) held_.emplace(peek.sequence, Held{copy.generation, peek});
-    // Bounded like the delivered set, in sequences: the furthest out goes first.
+    trim_held();
+}
+
+void ResumeReader::trim_held() {
     std::size_t sequences = 0;
     for (auto held = held_.begin(); held != held_.end(); held = held_.upper_bound(held->first)) ++sequences;
-    // One more than the window at most: each hold evicts down to it.
+    // One more than the window at most: each hold, and each held peek dropped, evicts down to it.
     MOQ_ASSERT_LE(sequences, options_.delivered_window + 1);
     // Past the window: the furthest held sequence is dropped, no longer keeping the read open (R12).
     MOQ_SOMETIMES("resume.held.window_drops_furthest", sequences > options_.delivered_window);
@@ -294,7 +318,7 @@ bool ResumeReader::scan_copy(Copy& copy, Walk walk, const kio::Waiter& waiter, S
             MOQ_ASSERT(!handed_out(peek->sequence));
             // A group the serving copy did not hand out yet comes from a replaced copy (R4, R8).
             MOQ_SOMETIMES("resume.arrival.offered_from_replaced_copy", copy.replaced);
-            peeked_.emplace(Peeked{walk, copy.generation, *peek, false});
+            hand(Peeked{walk, copy.generation, *peek, false});
             return true;
         }
         scan.looked.push_back(&copy);
@@ -321,7 +345,7 @@ bool ResumeReader::offer_best(Walk walk, const Scan& scan, kio::Instant now) {
     // Only a sequence walk picks a best, above its floor (R9).
     MOQ_ASSERT(walk == Walk::sequence && scan.best_copy != nullptr);
     MOQ_ASSERT(!floor_ || scan.best->sequence > *floor_);
-    peeked_.emplace(Peeked{walk, scan.best_copy->generation, *scan.best, false});
+    hand(Peeked{walk, scan.best_copy->generation, *scan.best, false});
     return true;
 }
 
@@ -415,6 +439,8 @@ std::optional<GroupConsumer> ResumeReader::take() {
     }
     const std::uint64_t sequence = taken.peek.sequence;
     MOQ_ASSERT_LE(sequence, last_sequence);
+    // A held group's alternatives from other copies go with it: handed out, it is held no more.
+    if (taken.held) held_.erase(sequence);
     if (taken.walk == Walk::sequence) {
         // Floors only rise: a sequence walk hands out only above its floor (R9).
         if (floor_) MOQ_ASSERT_GT(sequence, *floor_);
@@ -460,7 +486,7 @@ void ResumeReader::set_range(std::uint64_t start, std::optional<std::uint64_t> e
     // A new end while groups are held past the old one: a raised end offers them (R10, R12).
     MOQ_SOMETIMES("resume.set_range.end_moved_with_groups_held", !held_.empty());
     range_end_ = end;
-    if (peeked_ && (peeked_->peek.sequence < start || (end && peeked_->peek.sequence >= *end))) peeked_.reset();
+    if (peeked_ && (peeked_->peek.sequence < start || (end && peeked_->peek.sequence >= *end))) drop_peek();
     for (Copy& copy : copies_)
         for (std::optional<TrackCursor>& reader : copy.cursors)
             if (reader) reader->raise_floor(start);

@@ -106,6 +106,11 @@ private:
     // Aborted groups are dropped, never handed out (R17): a peek in hand, held groups.
     void drop_aborted_peek();
     void drop_aborted_held();
+    // The one peek in hand becomes `peeked`; the one it replaces is dropped (drop_peek).
+    void hand(Peeked peeked);
+    // Drops the peek in hand without a take. A held group goes back to held_: its copy's
+    // cursor is past it, so nothing else would ever offer it again (R12).
+    void drop_peek();
     void watch_held(const kio::Waiter& waiter) const;
     kio::Poll<Next<const Peek*>> peek_walk(const kio::Waiter& waiter, Walk walk);
     // One full walk, in named steps: read the route and preferences (following a new
@@ -130,6 +135,8 @@ private:
     RouteRead sync_inputs(const kio::Waiter& waiter);
     const Peek* offer_held(Walk walk);
     void hold(const Copy& copy, const Peek& peek);
+    // Bounded like the delivered set, in sequences: past the window the furthest goes.
+    void trim_held();
     // True when an arrival walk peeked a group of `copy` to hand out.
     bool scan_copy(Copy& copy, Walk walk, const kio::Waiter& waiter, Scan& scan);
     bool offer_best(Walk walk, const Scan& scan, kio::Instant now);

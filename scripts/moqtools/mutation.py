@@ -21,7 +21,8 @@ Generated mutants (gen.FILE:LINE:COLUMN.OPERATOR, listed by TEST_PROGRAM
 --list-generated; those the generator left out are in the --schemata file as
 CompileError) are switched on one at a time: first the unit tests that reach them (those
 that killed in the last run first, REPORT_DIR/mutation-killers.json), then the sweeps
-suite by suite, stopping at the first kill. Every step has a time budget (a few times
+suite by suite, then the saved cases of corpus/ (`moqsim corpus`), stopping at the first
+kill. Every step has a time budget (a few times
 its own run without a mutant); a mutant that runs over it is a Timeout, which counts as
 killed.
 
@@ -30,7 +31,9 @@ environment, as `moqsim shard` reads it (moqsim sweep's variables: GTEST_TOTAL_S
 GTEST_SHARD_INDEX, TEST_TOTAL_SHARDS / TEST_SHARD_INDEX, Kubernetes' JOB_COMPLETION_INDEX
 with MOQSIM_SHARD_COUNT, Slurm's SLURM_ARRAY_TASK_*), runs only this shard's share and
 writes REPORT_DIR/mutation-shard-INDEX-of-TOTAL.json; --merge joins such files into the
-reports. --changed REV keeps the mutants on lines changed since REV (git diff -U0).
+reports. --changed REV keeps the mutants on lines changed since REV (git diff -U0), and
+lists apart the survivors new since REV: those whose key (moqtools.mutants.stable_key) the
+sources at REV, parsed, do not have.
 --operator NAME keeps the generated mutants of that operator (repeatable).
 
 The order_weaken mutants (a memory order weakened to relaxed) change nothing a run on one
@@ -234,6 +237,32 @@ def changed_lines(revision):
     return lines
 
 
+def keys_at(revision):
+    """The keys of every generated mutant of the sources at `revision` (parsed, not built):
+    a survivor whose key is not among them is new since then."""
+    from . import mutants as generator  # libclang, needed only here
+    with tempfile.TemporaryDirectory() as folder:
+        archive = subprocess.run(["git", "-C", ROOT, "archive", "--format=tar", revision, "core", "oracle"],
+                                 capture_output=True, check=False)
+        if archive.returncode != 0:
+            raise UsageError(f"git archive {revision} failed: {archive.stderr.decode(errors='replace').strip()}")
+        unpacked = subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, capture_output=True,
+                                  check=False)
+        if unpacked.returncode != 0:
+            raise UsageError(f"cannot unpack the sources of {revision}: {unpacked.stderr.decode(errors='replace')}")
+        try:
+            return {point.key for point in generator.generated_points(folder)}
+        except generator.UsageError as error:
+            raise UsageError(f"the sources of {revision}: {error}") from None
+
+
+def mark_new_survivors(runs, old_keys):
+    """Marks each generated survivor whose key the old sources did not have."""
+    for mutant, result in runs:
+        if mutant["kind"] == "generated" and result["status"] == "Survived" and mutant.get("key") not in old_keys:
+            result["new_survivor"] = True
+
+
 def touches(mutant, changed):
     lines = changed.get(mutant["file"], set())
     return any(line in lines for line in range(mutant["line"], mutant["end_line"] + 1))
@@ -310,6 +339,28 @@ def run_sweep(moqsim, mutant, suites, cases, timeout, site_hits=None, env=None):
             first = suite["failures"][0]
             firsts[suite["suite"]] = {"seed": first["seed"], "case": first["case"], "cases_run": first["cases_run"]}
     return firsts
+
+
+CORPUS_FAILED = re.compile(r"^corpus: (\S+) FAILED: (.*)$", re.MULTILINE)
+
+
+def run_corpus(moqsim, mutant, timeout):
+    """`moqsim corpus` (every saved case of corpus/) with `mutant` on: the first case that
+    fails, as a killer's name, or "" when every case passes."""
+    try:
+        out = subprocess.run([moqsim, "corpus", "--mutant", mutant], cwd=ROOT, env=child_environment(None),
+                             capture_output=True, text=True, errors="replace", timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return f"corpus (over {timeout:.0f} s)"
+    if out.returncode == 2:
+        raise UsageError(out.stderr.strip() or f"moqsim corpus exit 2 with {mutant}")
+    if out.returncode == 0:
+        return ""
+    failed = CORPUS_FAILED.search(out.stdout + out.stderr)
+    if failed:
+        return f"corpus {os.path.basename(failed.group(1))} ({failed.group(2).split(':', 1)[0]})"
+    code = out.returncode
+    return f"corpus ({'signal ' + str(-code) if code < 0 else 'exit ' + str(code)})"
 
 
 def sweep_killer(suite, first):
@@ -487,6 +538,14 @@ def run_generated(mutant, program, moqsim, cases, budget, history):
         result["cases_to_kill"] = first.get("cases_run")
         result["credit"] = ("suite", suite)
         break
+    if result["status"] == "Survived":
+        # The saved cases of corpus/ (a few hundredths of a second in all): each is a short
+        # history that once failed, which a sweep's random draw may never make again.
+        result["tries"] += 1
+        killer = run_corpus(moqsim, mutant["id"], TIMEOUT_FLOOR)
+        if killer:
+            result.update(status="Timeout" if "(over" in killer else "Killed", killer=killer, killed_by=[killer],
+                          credit=("suite", "corpus"))
     if result["status"] == "Survived":
         confirm_survivor(result, mutant["id"], program, moqsim, cases, budget, suites)
     result["ms"] = int((time.monotonic() - started) * 1000)
@@ -674,7 +733,7 @@ def site_section(site_runs, suites):
     return lines
 
 
-def generated_section(runs, suites):
+def generated_section(runs, suites, changed=None):
     lines = ["## Generated mutants", "",
              "Each generated mutant switched on in turn: the unit tests, then the sweeps suite by suite "
              "(" + ", ".join(suites) + "), stopping at the first kill. Score: (killed + timeout) / "
@@ -698,6 +757,12 @@ def generated_section(runs, suites):
                  if sweeps else "") + f"; timeouts: {timeouts}."]
 
     survivors = [(m, r) for m, r in runs if r["status"] == "Survived"]
+    if changed:
+        new = [m for m, r in survivors if r.get("new_survivor")]
+        lines += ["", f"### Survivors new since {changed} ({len(new)})", "",
+                  f"Survivors whose mutant the sources at {changed} did not have (its line's text, or its "
+                  f"function, is new): what the change left untested. The others were there before it.", ""]
+        lines += [f"- `{m['id']}`: `{cell(source_line(m['file'], m['line']))}`" for m in new] or ["None."]
     lines += ["", f"### Survivors ({len(survivors)})", ""]
     if survivors:
         lines += ["Each with the tests and sweeps that reach it: where a survivor's killer should be.", "",
@@ -790,7 +855,7 @@ def report_markdown(runs, meta):
     if sites:
         lines += [""] + site_section(sites, meta["suites"])
     if generated:
-        lines += [""] + generated_section(generated, meta["suites"])
+        lines += [""] + generated_section(generated, meta["suites"], meta.get("changed"))
     if orders:
         lines += [""] + order_section(orders)
     return "\n".join(lines) + "\n"
@@ -823,6 +888,10 @@ def summarise(runs, meta, report_dir):
         print(f"mutate: {ORDER_OPERATOR} under ThreadSanitizer: {tally['Killed']} killed, {tally['Timeout']} timeout, "
               f"{tally['Survived']} survived, {tally['NoCoverage']} no coverage, {tally['CompileError']} compile "
               f"errors, {tally['Ignored']} ignored, of {tally['all']}; score {tally['score']}")
+    if meta.get("changed"):
+        new = [m["id"] for m, r in generated if r.get("new_survivor")]
+        print(f"mutate: {len(new)} survivor{'' if len(new) == 1 else 's'} new since {meta['changed']}"
+              + (": " + ", ".join(new) if new else ""))
     print(f"mutate: {tries_line(runs, meta)}")
     print(f"mutate: {meta['selection']}, {meta['elapsed_ms'] / 1000:.1f} s; reports in "
           f"{os.path.relpath(report_dir, ROOT)}/")
@@ -941,6 +1010,9 @@ def run(args, program, moqsim, report_dir):
     meta = {"when": datetime.date.today().isoformat(), "selection": selection, "jobs": args.jobs,
             "elapsed_ms": int((time.monotonic() - started) * 1000), "suites": suites, "tests": len(coverage.tests)}
     runs = list(zip(mutants, results))
+    if args.changed:
+        mark_new_survivors(runs, keys_at(args.changed))
+        meta["changed"] = args.changed
     whole = not args.site and not args.changed and not args.operator and not args.only and shard_total == 1
     write_coverage(report_dir, coverage, runs, whole)
     if shard_total > 1:

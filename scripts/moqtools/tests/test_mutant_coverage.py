@@ -6,6 +6,7 @@ import json
 import os
 import stat
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -127,6 +128,34 @@ class SelectionTest(unittest.TestCase):
         self.assertEqual(len(calls), 1)
         self.assertIn("--test-case=slow_reader", calls[0])
         self.assertNotIn("unrelated", calls[0])
+
+    def stand_in(self, name, text):
+        path = os.path.join(self.folder, name)
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(f"#!{sys.executable}\nimport json, sys\n" + text)
+        os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
+        return path
+
+    def test_a_survivor_of_the_tests_and_sweeps_is_killed_by_a_saved_case(self):
+        passing = self.stand_in("passing", "print('[doctest] test cases: 1 | 1 passed | 0 failed | 0 skipped')\n")
+        # A sweep that finds nothing; a corpus whose second case fails with the mutant on.
+        moqsim = self.stand_in("moqsim", f"""
+with open({self.log!r}, "a") as log:
+    log.write(" ".join(sys.argv[1:]) + "\\n")
+if sys.argv[1] == "sweep":
+    with open(sys.argv[sys.argv.index("--json") + 1], "w") as out:
+        json.dump({{"suites": [{{"suite": "group", "failures": []}}]}}, out)
+    sys.exit(0)
+print("corpus: corpus/a.json passed")
+print("corpus: corpus/b.json FAILED: missed_wake: R10: missed wake: the reader is parked")
+sys.exit(1)
+""")
+        result = run_generated({"id": MUTANT}, passing, moqsim, 10, Budget(5, self.coverage), History())
+        self.assertEqual(result["status"], "Killed")
+        self.assertEqual(result["killer"], "corpus b.json (missed_wake)")
+        self.assertEqual(result["credit"], ("suite", "corpus"))
+        self.assertEqual(self.calls()[-1], f"corpus --mutant {MUTANT}")
+        self.assertFalse(result.get("outside_coverage"))
 
     def test_without_a_history_the_cheap_tests_run_first_in_a_batch_of_their_own(self):
         result = run_generated({"id": MUTANT}, self.program, "/no/moqsim", 10, Budget(5, self.coverage), History())

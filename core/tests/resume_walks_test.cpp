@@ -1,0 +1,257 @@
+// The resume reader used in ways the resume suite never drives (it uses one walk per
+// reader and takes straight after each Ready peek): both walks on one reader, a peek
+// polled again or changed (set_range, skip_ordered) before its take, a copy whose
+// producer goes away without an abort, the recover of a group the serving copy refuses,
+// and which copy a take came from.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "support/front.hpp"
+
+using moq::model::Error;
+using moq::model::Walk;
+using moq::test::Front;
+using namespace std::chrono_literals;
+
+// ---- both walks on one reader ----
+
+// Each walk keeps its own record: what the arrival walk handed out is still the sequence
+// walk's to hand out (R5), and the other way round.
+TEST_CASE_FIXTURE(Front, "r5_the_arrival_and_sequence_walks_of_one_reader_each_hand_out_every_group") {
+    route.serve_from(a.consume());
+    land(a, 0);
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(take(Walk::sequence) == 0);
+    land(a, 1);
+    CHECK(take(Walk::sequence) == 1);
+    CHECK(take(Walk::arrival) == 1);
+}
+
+// A replaced copy that the arrival walk has nothing more from, but the sequence walk still
+// waits on, is kept by an arrival walk's let-go (R8 is judged per walk).
+TEST_CASE_FIXTURE(Front, "r8_an_arrival_walk_keeps_a_replaced_copy_the_sequence_walk_still_retains") {
+    route.serve_from(a.consume());
+    land(a, 4);
+    CHECK(take(Walk::arrival) == 4);
+    route.serve_from(b.consume());   // B is read from 4, the newest handed out
+    CHECK(pending(Walk::arrival));   // A goes: it has nothing more for either walk
+    CHECK(pending(Walk::sequence));  // B's sequence cursor, from 4: 4 is missing for it
+    route.park();                    // B is replaced, until 4
+    // For the arrival walk 4 is handed out; the sequence walk may still get it from B.
+    CHECK(pending(Walk::arrival));
+    land(b, 4);
+    CHECK(take(Walk::sequence) == 4);
+}
+
+// Handed out by the arrival walk, a group held past the range's end is no longer held: it
+// does not keep the sequence walk from ending with its copy (R11, R12).
+TEST_CASE_FIXTURE(Front, "r12_a_held_group_once_handed_out_no_longer_keeps_a_sequence_walk_open") {
+    route.serve_from(a.consume());
+    reader.set_range(0, 1);
+    land(a, 7);
+    CHECK(pending(Walk::arrival));  // 7 is held past the range's end
+    reader.set_range(0, 10);
+    CHECK(take(Walk::arrival) == 7);
+    CHECK(take(Walk::sequence) == 7);
+    REQUIRE_FALSE(a.finish());  // A ends at 8: the sequence walk's floor reached it
+    CHECK(ended(Walk::sequence));
+}
+
+// A sequence peek in hand pins its copy past the copy's grace; the arrival walk that
+// parks meanwhile waits on no copy whose grace ran out, so it arms no deadline (R8).
+TEST_CASE_FIXTURE(Front, "r8_an_arrival_walk_arms_no_grace_for_a_copy_past_it_that_a_sequence_peek_pins") {
+    land(a, 0);
+    land(a, 1);
+    land(a, 3);  // A lacks 2
+    route.serve_from(a.consume());
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(take(Walk::arrival) == 1);
+    CHECK(take(Walk::arrival) == 3);
+    route.serve_from(b.consume());       // A is replaced, until 3, grace 1s
+    REQUIRE(peek(Walk::sequence) == 0);  // A's 0, in hand: A stays
+    clock.advance_by(1s);                // A's grace is over, exactly
+    CHECK(pending(Walk::arrival));
+    CHECK_FALSE(clock.next_deadline().has_value());
+    // The sequence walk waits no more for 2 either.
+    CHECK(take(Walk::sequence) == 0);
+    CHECK(take(Walk::sequence) == 1);
+    CHECK(take(Walk::sequence) == 3);
+}
+
+// A replaced copy the arrival walk read to its end is not waited on by that walk, even
+// while the sequence walk retains it; only the sequence walk arms its grace (R8, R15).
+TEST_CASE_FIXTURE(Front, "r8_only_the_walk_that_retains_a_replaced_copy_arms_its_grace") {
+    land(a, 0);
+    land(a, 2);
+    REQUIRE_FALSE(a.finish());  // A ends at 3 and lacks 1, which may still land
+    route.serve_from(a.consume());
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(take(Walk::arrival) == 2);
+    CHECK(take(Walk::sequence) == 0);
+    route.serve_from(b.consume());  // A is replaced, until 2
+    CHECK(pending(Walk::arrival));  // A has nothing more for the arrival walk
+    CHECK_FALSE(clock.next_deadline().has_value());
+    CHECK(pending(Walk::sequence));  // 2 waits for 1, which A may still land
+    CHECK(clock.next_deadline().has_value());
+}
+
+// ---- a peek polled again, or changed, before its take ----
+
+// A held group offered as a peek is answered again by the next poll, then handed out (R12).
+TEST_CASE_FIXTURE(Front, "r12_a_held_group_peeked_twice_before_its_take_is_handed_out") {
+    route.serve_from(a.consume());
+    reader.set_range(0, 1);
+    land(a, 3);
+    CHECK(pending(Walk::arrival));  // 3 is held past the range's end
+    reader.set_range(0, std::nullopt);
+    REQUIRE(peek(Walk::arrival) == 3);
+    REQUIRE(peek(Walk::arrival) == 3);
+    CHECK(take(Walk::arrival) == 3);
+}
+
+// A set_range that leaves a held group's peek in range keeps it: the group is handed out,
+// not lost (its copy's cursor already went past it) (R5, R12).
+TEST_CASE_FIXTURE(Front, "r12_a_held_peek_still_in_a_new_range_is_handed_out") {
+    hold_one_past_the_end();
+    reader.set_range(0, 5);
+    REQUIRE(peek(Walk::arrival) == 1);
+    reader.set_range(1, 5);  // 1 is the new start: still in range
+    CHECK(take(Walk::arrival) == 1);
+}
+
+// A held peek the range drops before its take is held again, not lost: its copy's cursor
+// is past it, so only held_ can offer it once the range takes it in again (R12).
+TEST_CASE_FIXTURE(Front, "r12_a_held_peek_the_range_drops_before_its_take_is_held_again") {
+    hold_one_past_the_end();
+    reader.set_range(0, 5);
+    REQUIRE(peek(Walk::arrival) == 1);
+    reader.set_range(0, 1);  // 1 is past the end again: the peek goes
+    CHECK(ended(Walk::arrival));
+    reader.set_range(0, 5);
+    CHECK(take(Walk::arrival) == 1);
+}
+
+// A held peek that the other walk's peek takes the place of is held again, not lost (R12).
+TEST_CASE_FIXTURE(Front, "r12_a_held_peek_the_other_walks_peek_replaces_is_held_again") {
+    hold_one_past_the_end();
+    reader.set_range(0, 5);
+    REQUIRE(peek(Walk::arrival) == 1);
+    CHECK(take(Walk::sequence) == 0);  // the sequence walk's own peek takes the one slot
+    CHECK(take(Walk::arrival) == 1);
+}
+
+// A sequence peek above a skipped-to floor stays in hand: the take hands it out (R5).
+TEST_CASE_FIXTURE(Front, "r5_a_sequence_peek_above_a_skipped_floor_is_still_handed_out") {
+    route.serve_from(a.consume());
+    land(a, 5);
+    REQUIRE(peek(Walk::sequence) == 5);
+    reader.skip_ordered(1);
+    auto group = reader.take();  // no poll between: the peek in hand itself
+    REQUIRE(group.has_value());
+    CHECK(group->sequence() == 5);
+    CHECK(reader.ordered_floor() == 5);
+}
+
+// skip_ordered moves the floor of sequence walks only: an arrival walk's held peek at or
+// below that floor is still handed out (R5, R12).
+TEST_CASE_FIXTURE(Front, "r5_a_skip_ordered_leaves_an_arrival_walks_held_peek_in_hand") {
+    hold_one_past_the_end();
+    reader.set_range(0, 5);
+    REQUIRE(peek(Walk::arrival) == 1);
+    reader.skip_ordered(1);
+    CHECK(take(Walk::arrival) == 1);
+}
+
+// A skip to a floor already reached changes nothing, so a parked walk stays parked: its
+// re-poll walks nothing (R5, I1).
+TEST_CASE_FIXTURE(Front, "a_skip_ordered_that_does_not_raise_the_floor_keeps_the_gate_armed") {
+    land(a, 0);
+    route.serve_from(a.consume());
+    CHECK(take(Walk::sequence) == 0);
+    park_until_armed(Walk::sequence);
+    const auto walks = reader.walk_counter(Walk::sequence).walks;
+    reader.skip_ordered(0);
+    CHECK(reader.gate_armed(Walk::sequence));
+    CHECK(pending(Walk::sequence));
+    CHECK(reader.walk_counter(Walk::sequence).walks == walks);
+}
+
+// ---- a copy whose producer went away ----
+
+// A finished copy whose producer goes away short of its end answers `dropped` (T7); a
+// floor raised past its last hole does not turn that into an end: the read waits for the
+// next route, and a route ended cleanly ends it with the copy's error (R13).
+TEST_CASE_FIXTURE(Front, "r13_a_copy_that_answered_dropped_stays_failed_when_the_floor_rises") {
+    auto copy = std::make_unique<moq::model::TrackProducer>();
+    land(*copy, 0);
+    auto two = land_kept(*copy, 2);
+    REQUIRE_FALSE(copy->finish());  // ends at 3; 1 may still land
+    route.serve_from(copy->consume());
+    CHECK(take(Walk::sequence) == 0);
+    two.abort(Error::cancel);
+    copy.reset();                    // gone without an abort, 1 never landed
+    CHECK(pending(Walk::sequence));  // the serving copy failed: wait for the next route
+    reader.skip_ordered(1);          // the floor passes 1; only the aborted 2 lies above it
+    CHECK(pending(Walk::sequence));
+    route.end(std::nullopt);
+    CHECK(error_of(reader, Walk::sequence) == Error::dropped);
+}
+
+// ---- the recover of a taken group ----
+
+namespace {
+
+// Group 0 handed out from copy A, then aborted with cancel there; `fail_b` sets copy B up
+// before the route serves it. The error the handed-out group's next read answers.
+template <class FailB>
+Error error_after_the_route_moves(Front& front, FailB fail_b) {
+    auto zero = front.land_kept(front.a, 0);
+    front.route.serve_from(front.a.consume());
+    REQUIRE(front.peek(Walk::arrival) == 0);
+    auto handed = front.reader.take();
+    REQUIRE(handed.has_value());
+    zero.abort(Error::cancel);
+    fail_b();
+    front.route.serve_from(front.b.consume());
+    auto answer = handed->poll_read_frame(front.waiter);
+    REQUIRE(answer.is_ready());
+    REQUIRE(answer.value().is_error());
+    return answer.value().error();
+}
+
+}  // namespace
+
+// A group whose copy aborted it looks past its copy once the route moved; a serving copy
+// that refuses the group ends it with that refusal, not the group's own abort (R14).
+TEST_CASE_FIXTURE(Front, "r14_a_failed_group_the_serving_copy_refuses_ends_with_its_refusal") {
+    // B ends at 0: it never has group 0.
+    CHECK(error_after_the_route_moves(*this, [&] { REQUIRE_FALSE(b.finish()); }) == Error::not_found);
+}
+
+TEST_CASE_FIXTURE(Front, "r14_a_failed_group_the_serving_copy_has_failed_for_ends_with_its_error") {
+    CHECK(error_after_the_route_moves(*this, [&] { b.abort(Error::route_failed); }) == Error::route_failed);
+}
+
+// ---- which copy a take came from ----
+
+// taken_from() names the route generation of the copy each take came from: the serving
+// copy, or a replaced one supplying a late group (R4, R8).
+TEST_CASE_FIXTURE(Front, "taken_from_names_the_generation_of_the_copy_each_take_came_from") {
+    CHECK_FALSE(reader.taken_from().has_value());
+    land(a, 0);
+    land(a, 2);
+    route.serve_from(a.consume());  // generation 1
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(reader.taken_from() == 1);
+    CHECK(take(Walk::arrival) == 2);
+    land(b, 3);
+    route.serve_from(b.consume());  // generation 2; A is replaced, until 2
+    CHECK(take(Walk::arrival) == 3);
+    CHECK(reader.taken_from() == 2);
+    land(a, 1);  // late, within A's until and grace
+    CHECK(take(Walk::arrival) == 1);
+    CHECK(reader.taken_from() == 1);
+}
