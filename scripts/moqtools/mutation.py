@@ -997,6 +997,8 @@ def run(args, program, moqsim, report_dir):
     selection = (", ".join(selection) or "every mutant") + f": {len(mutants)} mutants"
 
     started = time.monotonic()
+    # The thread build first: a bad one is refused before the baseline, not after it.
+    order_budget = order_stage(mutants, equivalents, args)
     budget = measure_baseline(program, moqsim, args.sweep_cases, args.timeout_factor, suites)
     history = History.read(history_path(report_dir))
     coverage = budget.coverage
@@ -1004,7 +1006,6 @@ def run(args, program, moqsim, report_dir):
     print(f"mutate: {len(mutants)} mutants, {args.jobs} jobs; coverage taken from {len(coverage.tests)} unit tests "
           f"({sum(coverage.tests.values()):.1f} s) and {len(suites)} sweeps ({sum(coverage.suites.values()):.1f} s); "
           f"{order}", flush=True)
-    order_budget = order_stage(mutants, equivalents, args)
     results = run_all(mutants, program, moqsim, args.sweep_cases, (budget, order_budget), args.jobs, equivalents,
                       history)
     meta = {"when": datetime.date.today().isoformat(), "selection": selection, "jobs": args.jobs,
