@@ -348,8 +348,9 @@ def run_corpus(moqsim, mutant, timeout):
     """`moqsim corpus` (every saved case of corpus/) with `mutant` on: the first case that
     fails, as a killer's name, or "" when every case passes."""
     try:
-        out = subprocess.run([moqsim, "corpus", "--mutant", mutant], cwd=ROOT, env=child_environment(None),
-                             capture_output=True, text=True, errors="replace", timeout=timeout, check=False)
+        out = subprocess.run([os.path.abspath(moqsim), "corpus", "--mutant", mutant], cwd=ROOT,
+                             env=child_environment(None), capture_output=True, text=True, errors="replace",
+                             timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return f"corpus (over {timeout:.0f} s)"
     if out.returncode == 2:
@@ -1017,14 +1018,19 @@ def run(args, program, moqsim, report_dir):
     whole = not args.site and not args.changed and not args.operator and not args.only and shard_total == 1
     write_coverage(report_dir, coverage, runs, whole)
     if shard_total > 1:
-        name = f"mutation-shard-{shard_index}-of-{shard_total}.json"
-        write_reports(report_dir, [(name, json.dumps({"format": RESULTS_FORMAT, "version": 1, "meta": meta,
-                                                      "runs": runs}, indent=1) + "\n")])
-        print(f"mutate: shard results in {os.path.relpath(report_dir, ROOT)}/{name} "
-              f"(scripts/mutate --merge joins the shards)")
-        return summarise_shard(runs)
+        return write_shard(report_dir, shard, runs, meta)
     write_all_reports(report_dir, runs, meta)
     return summarise(runs, meta, report_dir)
+
+
+def write_shard(report_dir, shard, runs, meta):
+    """This shard's results, for --merge; the exit status of its sites."""
+    name = f"mutation-shard-{shard.index}-of-{shard.total}.json"
+    write_reports(report_dir, [(name, json.dumps({"format": RESULTS_FORMAT, "version": 1, "meta": meta,
+                                                  "runs": runs}, indent=1) + "\n")])
+    print(f"mutate: shard results in {os.path.relpath(report_dir, ROOT)}/{name} "
+          f"(scripts/mutate --merge joins the shards)")
+    return summarise_shard(runs)
 
 
 def order_stage(mutants, equivalents, args):

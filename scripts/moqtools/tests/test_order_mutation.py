@@ -102,7 +102,8 @@ class OrderStageTest(unittest.TestCase):
 
     def test_the_race_report_names_the_summary_or_else_the_warning(self):
         self.assertEqual(finding(RACE), "data race core/kio/waiter.cpp:41 in moq::kio::release_weak")
-        self.assertEqual(finding("WARNING: ThreadSanitizer: data race (pid=1)\n"), "WARNING: ThreadSanitizer: data race")
+        self.assertEqual(finding("WARNING: ThreadSanitizer: data race (pid=1)\n"),
+                         "WARNING: ThreadSanitizer: data race")
         self.assertEqual(finding("doctest: 1 failed\n"), "")
 
     def test_each_try_stops_at_the_first_report_and_carries_only_its_mutant(self):
@@ -131,7 +132,8 @@ class OrderStageTest(unittest.TestCase):
 
     def test_a_program_failing_with_no_mutant_stops_the_stage(self):
         self.make_build(runtime={"": "race"})
-        with self.assertRaisesRegex(OrderError, "(?s)runtime_tests fails under ThreadSanitizer with no mutant.*data race"):
+        failing = "(?s)runtime_tests fails under ThreadSanitizer with no mutant.*data race"
+        with self.assertRaisesRegex(OrderError, failing):
             self.budget()
 
     def test_only_the_tests_and_programs_that_reach_a_mutant_run_one_a_try(self):
