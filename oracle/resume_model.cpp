@@ -23,9 +23,20 @@ std::optional<std::uint64_t> max_of(std::optional<std::uint64_t> a, std::optiona
 ResumeModel::ResumeModel(model::Walk walk, kio::Duration grace, std::uint64_t delivered_window)
     : walk_(walk), grace_(grace), delivered_window_(delivered_window) {}
 
-void ResumeModel::add_state(std::vector<LegalState>& states, LegalState state, std::size_t limit) {
-    if (states.size() < limit && std::find(states.begin(), states.end(), state) == states.end())
+void ResumeModel::add_state(std::vector<LegalState>& states, LegalState state, std::size_t limit) const {
+    // The replaced copies are a set to every rule (only the serving copy's place, last,
+    // tells anything): one order for them lets equal states meet.
+    auto replaced_end = state.copies.end();
+    if (!state.copies.empty() && !state.copies.back().replaced) --replaced_end;
+    std::sort(state.copies.begin(), replaced_end);
+    if (std::find(states.begin(), states.end(), state) != states.end()) return;
+    if (states.size() < limit) {
         states.push_back(std::move(state));
+        return;
+    }
+    // A legal state left out could make an allowed answer look like a violation: from here
+    // on the model judges nothing that rests on the legal states.
+    bounded_ = true;
 }
 
 std::string ResumeModel::copy_name(int copy) { return std::string(1, static_cast<char>('A' + copy)); }
@@ -177,7 +188,7 @@ ResumeModel::LegalState ResumeModel::adopt_at(const LegalState& state, std::uint
         copy.grace_deadline = now + grace_;
     }
     if (const auto served = generations_[generation].copy)
-        adopted.copies.push_back(AdoptedCopy{*served, generation, newest_handed_out_.value_or(0), false, {}, {}, {}});
+        adopted.copies.push_back(AdoptedCopy{*served, newest_handed_out_.value_or(0), false, {}, {}, {}, false});
     return adopted;
 }
 
@@ -403,6 +414,7 @@ std::vector<ResumeModel::LegalState> ResumeModel::suppliers(const LegalState& st
         if (refused) continue;
         out.push_back(state);
         if (adopted.replaced) out.back().copies[index].until_low = max_of(adopted.until_low, sequence);
+        out.back().copies[index].maybe_let_go = false;  // R8: it supplied, so it was kept
     }
     // R12: a group held past the range's end is handed out once the range covers it,
     // whatever became of its copy since. Held from another copy of the same track, it
@@ -455,9 +467,11 @@ std::optional<std::string> ResumeModel::taken(std::uint64_t sequence, const std:
         for (const int copy : copies)
             for (LegalState& next : suppliers(state, copy, sequence, reason)) add_state(kept, std::move(next));
     }
-    if (kept.empty()) return reason;
-    note_held_past_end(kept);
-    narrow_to(std::move(kept));
+    if (kept.empty() && !bounded_) return reason;
+    if (!kept.empty()) {
+        note_held_past_end(kept);
+        narrow_to(std::move(kept));
+    }
     group_reads_.insert_or_assign(sequence, GroupRead{now_at(), copies, frames});
     hand_out(sequence);
     return std::nullopt;
@@ -523,8 +537,9 @@ std::optional<std::string> ResumeModel::answered_end(std::optional<model::Error>
             if (end_allowed(adopted, read_at, error, now))
                 add_state(kept, adopted, std::numeric_limits<std::size_t>::max());
         }
-    if (kept.empty()) return "R10: the reader ended with " + describe_end(error) + ", which no end rule allows";
-    narrow_to(std::move(kept));
+    if (kept.empty() && !bounded_)
+        return "R10: the reader ended with " + describe_end(error) + ", which no end rule allows";
+    if (!kept.empty()) narrow_to(std::move(kept));
     if (now > last_event_ + grace_)
         return "R8: the reader ended " +
                std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now - last_event_).count()) +
@@ -544,7 +559,7 @@ std::optional<std::string> ResumeModel::quiescent(kio::Instant now) const {
 }
 
 std::optional<std::string> ResumeModel::missed_wake(kio::Instant now, HeldBound bound) const {
-    if (ended_) return std::nullopt;
+    if (ended_ || bounded_) return std::nullopt;
     std::optional<std::string> reason;
     const RouteView route = route_at(now_at());
     const Looked looked_now{now_at(), now_at()};

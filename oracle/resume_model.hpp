@@ -89,6 +89,9 @@ public:
     // With no task runnable (at the end, or before the clock moves to a pending deadline),
     // the reader parked.
     [[nodiscard]] std::optional<std::string> quiescent(kio::Instant now) const;
+    // Whether the legal states outgrew their bound, so the reader's answers are no longer
+    // judged against them (the reads of its groups still are).
+    [[nodiscard]] bool bounded() const { return bounded_; }
 
 private:
     // R2: a copy as the driver made it; `at` values are operation indexes.
@@ -108,19 +111,23 @@ private:
     // R3, R4: a copy the reader adopted, as one legal state holds it.
     struct AdoptedCopy {
         int copy = 0;
-        std::uint64_t generation = 0;
         std::uint64_t start = 0;  // the newest handed out when it was adopted
         bool replaced = false;
         // R4: `until` is the copy's newest at some point of the adopting window, so the
         // model keeps it as the window of values [until_low, until_high].
         std::optional<std::uint64_t> until_low, until_high;
         kio::Instant grace_deadline{};  // R8
-        friend bool operator==(const AdoptedCopy&, const AdoptedCopy&) = default;
+        // R8: a walk may have let go of it (some reading did not retain it) or kept it. One
+        // state with the copy marked stands for both, so let-go never doubles the states
+        // (and a bound on them never drops a legal one): kept where a judgement may keep
+        // it (Until::some, a supply), gone where it must be retained (Until::every).
+        bool maybe_let_go = false;
+        friend auto operator<=>(const AdoptedCopy&, const AdoptedCopy&) = default;
     };
     // One reader state the history so far allows.
     struct LegalState {
         std::uint64_t generation = 0;     // the route generation last adopted (R3)
-        std::vector<AdoptedCopy> copies;  // oldest first; the newest may serve
+        std::vector<AdoptedCopy> copies;  // the replaced in one order (add_state); the newest may serve, last
         friend bool operator==(const LegalState&, const LegalState&) = default;
     };
     // R1: the route as read at one point of a window.
@@ -151,10 +158,13 @@ private:
         bool polled = true;          // false while handed on and not yet read
     };
 
-    // How many legal states an answer keeps at most, to bound the work of a judgement.
-    static constexpr std::size_t state_limit = 256;
-    // Adds `state` to `states` unless it is there already or `limit` states are.
-    static void add_state(std::vector<LegalState>& states, LegalState state, std::size_t limit = state_limit);
+    // How many legal states an answer keeps at most, to bound the work of a judgement. A
+    // route that changes many times while the reader walks (a swarm case) can pass it:
+    // each walk may have adopted any generation its window saw.
+    static constexpr std::size_t state_limit = 1024;
+    // Adds `state` to `states` unless it is there already. Past `limit` states it is left
+    // out, and the model is bounded from then on.
+    void add_state(std::vector<LegalState>& states, LegalState state, std::size_t limit = state_limit) const;
     static std::string copy_name(int copy);
     static std::string describe_end(const std::optional<model::Error>& end);
 
@@ -290,6 +300,11 @@ private:
     // Every reader state the history allows, and where the poll now answering began.
     std::vector<LegalState> legal_states_{LegalState{}};
     std::size_t window_from_ = 0;
+    // More legal states than `state_limit` were found once: the kept ones may miss a legal
+    // reader, so an answer none of them allows is no longer a violation (R3..R13). The
+    // group reads (R6, R14) are still judged. The probe oracle.resume.state_bound_reached
+    // counts the cases.
+    mutable bool bounded_ = false;
 };
 
 }  // namespace moq::oracle

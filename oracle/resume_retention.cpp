@@ -51,6 +51,8 @@ bool ResumeModel::finished_past_all(const AdoptedCopy& copy, std::size_t at, Hel
 bool ResumeModel::is_retained(const AdoptedCopy& copy, Looked looked, kio::Instant now,
                               std::optional<std::uint64_t> below, Until which, HeldBound bound) const {
     if (!copy.replaced || now >= copy.grace_deadline) return false;
+    // A copy a walk may have let go is retained for no `until` in the reading that let it go.
+    if (copy.maybe_let_go && which == Until::every) return false;
     // The sequences looked at move with `until`, so a higher `until` may miss nothing
     // where a lower one misses a group: each value the adopting poll allows is tried, with
     // each point at which the walk may have scanned the copy.
@@ -82,8 +84,9 @@ std::vector<ResumeModel::LegalState> ResumeModel::after_let_go(const LegalState&
     // A walk that hands nothing out lets go of every replaced copy it found not retained,
     // at whatever points of the window it looked: the copy's end at its scan, what it may
     // still land at the let-go, no earlier. A copy is kept where some `until` and reading
-    // of the held bound retain it, and let go where some do not; where both, the states
-    // split.
+    // of the held bound retain it, and let go where some do not; where both, it is kept
+    // marked as maybe let go (one state for both readings, never a split that a bound on
+    // the states could drop).
     std::vector<LegalState> out{LegalState{state.generation, {}}};
     for (const AdoptedCopy& copy : state.copies) {
         bool may_keep = !copy.replaced, may_let_go = false;
@@ -93,15 +96,9 @@ std::vector<ResumeModel::LegalState> ResumeModel::after_let_go(const LegalState&
             may_let_go =
                 may_let_go || !is_retained(copy, looked, now, std::nullopt, Until::every, HeldBound::dropped_furthest);
         }
-        const std::size_t count = out.size();
-        for (std::size_t index = 0; index < count; ++index) {
-            if (may_keep && may_let_go && out.size() < state_limit) {
-                out.push_back(out[index]);
-                out.back().copies.push_back(copy);
-            } else if (may_keep) {
-                out[index].copies.push_back(copy);
-            }
-        }
+        if (!may_keep) continue;
+        out.front().copies.push_back(copy);
+        if (may_let_go) out.front().copies.back().maybe_let_go = true;
     }
     return out;
 }

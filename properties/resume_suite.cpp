@@ -26,6 +26,7 @@
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
 #include "sim/executor.hpp"
+#include "util/probe.hpp"
 
 namespace moq::properties {
 
@@ -649,6 +650,8 @@ struct Traits {
         executor.on_settled(parked);
         executor.on_quiescence(parked);
         const sim::RunResult result = executor.run();
+        // A case the model stopped judging the reader's answers in (ResumeModel::bounded).
+        if (world.oracle.bounded()) MOQ_PROBE("oracle.resume.state_bound_reached");
         check_efficiency(world, executor.task_stats(reader_task));
         return outcome_of(result, world.violation, executor);
     }

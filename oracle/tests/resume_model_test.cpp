@@ -190,3 +190,40 @@ TEST_CASE("r10_a_range_below_a_floor_at_the_largest_u64_is_used_up") {
     model.poll_begun();
     CHECK_FALSE(model.answered_end(std::nullopt, Instant{}));
 }
+
+// The bound on legal states. A route that changes four times in each of many walks leaves
+// the model unsure which generation each walk adopted, and every replaced copy is retained
+// (group 1 missing, within its grace): the legal states outgrow the bound. An end no rule
+// allows (the serving copy still has a group) is then not judged, where the same history
+// with fewer walks is.
+namespace {
+
+std::optional<std::string> end_after_flapping_walks(int walks, bool& bounded) {
+    History history;
+    for (const int copy : {A, B, C}) {
+        history.land(copy, 0);
+        history.land(copy, 2);
+    }
+    history.serve(A);
+    for (int walk = 0; walk < walks; ++walk) {
+        history.model.poll_begun();
+        for (const int copy : {B, C, A, B}) history.serve(copy);
+        history.model.answered_pending(history.now);
+    }
+    bounded = history.model.bounded();
+    history.model.poll_begun();
+    return history.model.answered_end(std::nullopt, history.now);
+}
+
+}  // namespace
+
+TEST_CASE("a_model_past_its_bound_on_legal_states_stops_judging_the_readers_answers") {
+    bool bounded = true;
+    const auto judged = end_after_flapping_walks(2, bounded);
+    CHECK_FALSE(bounded);
+    REQUIRE(judged);
+    CHECK(judged->rfind("R10:", 0) == 0);
+    const auto unjudged = end_after_flapping_walks(12, bounded);
+    CHECK(bounded);
+    CHECK_FALSE(unjudged);
+}
