@@ -288,6 +288,25 @@ TEST_CASE("read_object_hands_out_the_index_and_the_encoded_payload") {
     CHECK(moq::model::decompress(Codec::run_length, frame_of(reader.poll_read_frame(waiter))) == "aaaab");
 }
 
+// An encoding reader's whole-frame reads: a read of an empty group still parks (only a
+// frame is encoded, never a pending answer), and a batch encodes every frame it hands out.
+TEST_CASE_FIXTURE(OneGroup, "an_encoding_reader_parks_on_an_empty_group_and_encodes_each_frame_of_a_batch") {
+    GroupConsumer batched = producer.consume();
+    consumer.compressed();
+    batched.compressed();
+    CHECK(consumer.poll_read_frame(waiter).is_pending());
+    CHECK(batched.poll_read_frames(waiter, 4).is_pending());
+    producer.write_frame("aaaab");
+    producer.write_frame("cc");
+    CHECK(moq::model::decompress(Codec::run_length, frame_of(consumer.poll_read_frame(waiter))) == "aaaab");
+    auto batch = batched.poll_read_frames(waiter, 4);
+    REQUIRE(batch.value().is_item());
+    REQUIRE(batch.value().item().size() == 2);
+    CHECK(*batch.value().item()[0] != "aaaab");
+    CHECK(moq::model::decompress(Codec::run_length, *batch.value().item()[0]) == "aaaab");
+    CHECK(moq::model::decompress(Codec::run_length, *batch.value().item()[1]) == "cc");
+}
+
 TEST_CASE("the_run_length_codec_round_trips") {
     // A run of zero bytes at the end must not take in the terminator past the string.
     for (const std::string& plain :

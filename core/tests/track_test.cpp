@@ -140,6 +140,41 @@ TEST_CASE_FIXTURE(OneTrack, "raising_the_floor_disarms_the_gate") {
     CHECK(ended(cursor, waiter));
 }
 
+// T8: a floor raised to where it is changes nothing: the armed gate stays armed, and the
+// next poll by the same task answers without a walk.
+TEST_CASE_FIXTURE(OneTrack, "t8_a_floor_raised_to_its_own_value_leaves_the_gate_armed") {
+    TrackCursor cursor = producer.consume().cursor(Walk::sequence);
+    create(0);
+    CHECK(take_next(cursor, waiter) == 0);
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    REQUIRE(cursor.gate_armed());
+    const auto walks = cursor.walk_counter().walks;
+    cursor.raise_floor(1);
+    CHECK(cursor.gate_armed());
+    CHECK(cursor.poll_peek(waiter).is_pending());
+    CHECK(cursor.walk_counter().walks == walks);
+}
+
+// T8, T9: a raised floor drops only a peek below it. A peek at or above the new floor is
+// still the one `take` hands out.
+TEST_CASE("t8_a_raised_floor_keeps_a_peek_at_or_above_it_for_the_take") {
+    for (const Walk walk : {Walk::sequence, Walk::arrival})
+        for (const std::uint64_t floor : {2, 3}) {
+            CAPTURE(floor);
+            WakeCounter task;
+            const Waiter waiter{task.waker()};
+            TrackProducer producer;
+            TrackCursor cursor = producer.consume().cursor(walk);
+            REQUIRE(std::holds_alternative<GroupProducer>(producer.create_group(3)));
+            REQUIRE(cursor.poll_peek(waiter).value().item()->sequence == 3);
+            cursor.raise_floor(floor);
+            const auto taken = cursor.take();
+            REQUIRE(taken.has_value());
+            CHECK(taken->sequence == 3);
+        }
+}
+
 TEST_CASE_FIXTURE(OneTrack, "a_declared_end_below_the_newest_group_is_refused") {
     create(3);
     CHECK(producer.finish_at(2) == Error::closed);
@@ -250,6 +285,22 @@ TEST_CASE_FIXTURE(OneTrack, "t10_a_group_landed_between_the_peek_and_the_watch_w
     cursor.watch(waiter);
     CHECK(task.wakes() == 1);
     CHECK(take_next(cursor, waiter) == 2);
+}
+
+// T11: a held arrival peek is answered again without a walk, so a watch after it still
+// compares with what that first walk saw and hears the group landed since.
+TEST_CASE_FIXTURE(OneTrack,
+                  "t11_a_held_arrival_peek_polled_again_is_not_walked_and_its_watch_hears_what_landed_since") {
+    TrackCursor cursor = producer.consume().cursor(Walk::arrival);
+    create(0);
+    REQUIRE(cursor.poll_peek(waiter).value().item()->sequence == 0);
+    const auto walks = cursor.walk_counter().walks;
+    create(1);
+    REQUIRE(cursor.poll_peek(waiter).value().item()->sequence == 0);
+    CHECK(cursor.walk_counter().walks == walks);
+    CHECK(task.wakes() == 0);
+    cursor.watch(waiter);
+    CHECK(task.wakes() == 1);
 }
 
 TEST_CASE_FIXTURE(OneTrack, "t10_a_peeked_group_aborted_before_the_watch_wakes_at_once") {
