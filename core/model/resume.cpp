@@ -349,6 +349,13 @@ bool ResumeReader::offer_best(Walk walk, const Scan& scan, kio::Instant now) {
     return true;
 }
 
+bool ResumeReader::holds_for(Walk walk) const {
+    // A sequence walk hands out nothing at or below its floor (R9): a group held there is
+    // the arrival walk's alone.
+    if (walk == Walk::arrival || !floor_) return !held_.empty();
+    return held_.upper_bound(*floor_) != held_.end();
+}
+
 std::optional<Next<const Peek*>> ResumeReader::end_rules(const RouteRead& read, Walk walk) const {
     const std::size_t slot = index(walk);
     const Copy* serving =
@@ -360,8 +367,9 @@ std::optional<Next<const Peek*>> ResumeReader::end_rules(const RouteRead& read, 
     if (serving && serving->done[slot]) {
         // The serving copy ended: the read ends unless it holds a group past the range's
         // end, which a raised end would still hand out.
-        MOQ_SOMETIMES("resume.end.held_group_keeps_read_open", !held_.empty());
-        if (held_.empty()) {
+        const bool holds = holds_for(walk);
+        MOQ_SOMETIMES("resume.end.held_group_keeps_read_open", holds);
+        if (!holds) {
             if (!*serving->done[slot]) return Next<const Peek*>(End{});
             // The serving copy failed and the route goes on: the read waits for the next route (R13).
             MOQ_SOMETIMES("resume.end.failed_copy_waits_for_route", !concluded);

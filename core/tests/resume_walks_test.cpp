@@ -255,3 +255,134 @@ TEST_CASE_FIXTURE(Front, "taken_from_names_the_generation_of_the_copy_each_take_
     CHECK(take(Walk::arrival) == 1);
     CHECK(reader.taken_from() == 1);
 }
+
+// ---- what a dropped peek and a take leave held ----
+
+// A sequence peek the range drops stays in its copy: it is not held past the range's end
+// (only an arrival walk holds), so once the sequence walk hands it out the walk ends with
+// its copy (R11, R12).
+TEST_CASE_FIXTURE(Front, "r12_a_sequence_peek_the_range_drops_is_not_held_and_the_walk_ends_with_its_copy") {
+    route.serve_from(a.consume());
+    land(a, 3);
+    REQUIRE_FALSE(a.finish());  // A ends at 4
+    REQUIRE(peek(Walk::sequence) == 3);
+    reader.set_range(0, 3);  // 3 is past the end: the peek goes, back to A's cursor
+    reader.set_range(0, std::nullopt);
+    CHECK(take(Walk::sequence) == 3);
+    CHECK(ended(Walk::sequence));  // the floor reached A's end, and nothing is held
+}
+
+// A held group the arrival walk has in hand is offered, no longer held past the range's
+// end (it is held again only if its peek goes): it does not keep the sequence walk from
+// ending with its copy (R11, R12).
+TEST_CASE_FIXTURE(Front, "r12_a_held_group_in_the_arrival_walks_hand_does_not_keep_a_sequence_walk_open") {
+    route.serve_from(a.consume());
+    reader.set_range(0, 1);
+    land(a, 0);
+    land(a, 1);
+    REQUIRE_FALSE(a.finish());  // A ends at 2
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(ended(Walk::arrival));  // 1 is held past the range's end
+    reader.set_range(0, 5);
+    CHECK(take(Walk::sequence) == 0);
+    CHECK(take(Walk::sequence) == 1);
+    REQUIRE(peek(Walk::arrival) == 1);  // the held 1, in hand
+    CHECK(ended(Walk::sequence));       // the floor reached A's end
+    CHECK(take(Walk::arrival) == 1);    // the arrival walk's peek is still in hand
+}
+
+// Handed out, a held group is held no more from any copy: another copy's group of that
+// sequence, held beside it, does not keep the sequence walk open (R11, R12).
+TEST_CASE_FIXTURE(Front, "r12_a_held_group_once_handed_out_is_held_from_no_other_copy") {
+    hold_one_past_the_end();        // 1 is held from A
+    route.serve_from(b.consume());  // A is replaced, until 1; B is read from 0
+    land(b, 1);
+    REQUIRE_FALSE(b.finish());    // B ends at 2
+    CHECK(ended(Walk::arrival));  // 1 is held from B too
+    reader.set_range(0, 5);
+    CHECK(take(Walk::arrival) == 1);
+    reader.skip_ordered(1);        // the sequence walk's floor reaches B's end
+    CHECK(ended(Walk::sequence));  // and no copy's 1 is held any more
+}
+
+// The sequence walk handing out a sequence the arrival walk holds leaves it held: each walk
+// keeps its own record, so the arrival walk still hands it out (R5, R12).
+TEST_CASE_FIXTURE(Front, "r5_a_held_group_the_sequence_walk_hands_out_is_still_the_arrival_walks") {
+    hold_one_past_the_end();
+    reader.set_range(0, 5);
+    CHECK(take(Walk::sequence) == 0);
+    CHECK(take(Walk::sequence) == 1);
+    CHECK(take(Walk::arrival) == 1);
+}
+
+// ---- a peek a new range still covers ----
+
+// A set_range that keeps the peek in hand in range (at the new start, below the new end)
+// leaves it in hand: the take that follows hands it out without another poll (R5).
+TEST_CASE_FIXTURE(Front, "r5_a_peek_a_new_range_still_covers_is_handed_out_by_the_next_take") {
+    route.serve_from(a.consume());
+    land(a, 5);
+    REQUIRE(peek(Walk::sequence) == 5);
+    reader.set_range(5, 6);  // 5 is both the new start and the last sequence in range
+    auto group = reader.take();
+    REQUIRE(group.has_value());
+    CHECK(group->sequence() == 5);
+}
+
+// ---- which walk arms a grace ----
+
+// A replaced copy that only the arrival walk retains (it lacks 1, which that walk never
+// handed out) is kept by the sequence walk's let-go, but that walk, whose floor is past
+// everything the copy may still land, arms no grace deadline and is not woken by it
+// (R8, R15).
+TEST_CASE_FIXTURE(Front, "r15_a_walk_arms_no_grace_for_a_copy_only_the_other_walk_retains") {
+    land(a, 0);
+    land(a, 2);  // A lacks 1
+    route.serve_from(a.consume());
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(take(Walk::arrival) == 2);
+    CHECK(take(Walk::sequence) == 0);
+    CHECK(take(Walk::sequence) == 2);  // the floor is 2
+    route.serve_from(b.consume());     // A is replaced, until 2, grace 1s
+    CHECK(pending(Walk::sequence));
+    CHECK_FALSE(clock.next_deadline().has_value());
+    task.reset();
+    clock.advance_by(1s);
+    CHECK(task.wakes() == 0);
+}
+
+// ---- a held group below the sequence walk's floor ----
+
+// A group the arrival walk holds past the range's end keeps a read open only for a walk that
+// may still hand it out. The sequence walk handed 1 out already (its floor is 1, its copy's
+// end 2): the held 1 is the arrival walk's alone, so the sequence walk ends now, and does
+// not wait for the arrival walk's take (R11, R12).
+TEST_CASE_FIXTURE(Front, "r12_a_held_group_below_the_sequence_walks_floor_does_not_keep_that_walk_open") {
+    hold_one_past_the_end();
+    REQUIRE_FALSE(a.finish());  // A ends at 2
+    reader.set_range(0, 5);
+    CHECK(take(Walk::sequence) == 0);
+    CHECK(take(Walk::sequence) == 1);
+    CHECK(ended(Walk::sequence));
+    CHECK(take(Walk::arrival) == 1);
+    CHECK(ended(Walk::arrival));
+}
+
+// ---- the until of a copy replaced before it had a group ----
+
+// A copy replaced before it had any group has the newest handed out as its until (R4): a
+// group it lands later, past that, comes from no replaced copy.
+TEST_CASE_FIXTURE(Front, "r4_a_copy_replaced_before_its_first_group_supplies_nothing_past_the_newest_handed_out") {
+    route.serve_from(a.consume());
+    land(a, 0);
+    CHECK(take(Walk::arrival) == 0);
+    route.serve_from(b.consume());
+    CHECK(pending(Walk::arrival));  // B adopted, with nothing yet
+    route.serve_from(c.consume());
+    CHECK(pending(Walk::arrival));  // B replaced: until 0
+    land(b, 1);
+    CHECK(pending(Walk::arrival));
+    land(c, 1);
+    CHECK(take(Walk::arrival) == 1);
+    CHECK(reader.taken_from() == 3);  // C's, the third generation
+}
