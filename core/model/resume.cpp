@@ -350,10 +350,9 @@ bool ResumeReader::offer_best(Walk walk, const Scan& scan, kio::Instant now) {
 }
 
 bool ResumeReader::holds_for(Walk walk) const {
-    // A sequence walk hands out nothing at or below its floor (R9): a group held there is
-    // the arrival walk's alone.
-    if (walk == Walk::arrival || !floor_) return !held_.empty();
-    return held_.upper_bound(*floor_) != held_.end();
+    // Only the arrival walk holds groups and hands them out (offer_held): a sequence walk
+    // of the same reader keeps its own past the range's end in its copy.
+    return walk == Walk::arrival && !held_.empty();
 }
 
 std::optional<Next<const Peek*>> ResumeReader::end_rules(const RouteRead& read, Walk walk) const {

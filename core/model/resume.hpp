@@ -140,8 +140,8 @@ private:
     // True when an arrival walk peeked a group of `copy` to hand out.
     bool scan_copy(Copy& copy, Walk walk, const kio::Waiter& waiter, Scan& scan);
     bool offer_best(Walk walk, const Scan& scan, kio::Instant now);
-    // Whether a group held past the range's end may still be handed out by `walk`, and so
-    // keeps its read open (R12).
+    // Whether a group held past the range's end keeps `walk` open: the arrival walk's, which
+    // alone hands held groups out (R12).
     [[nodiscard]] bool holds_for(Walk walk) const;
     [[nodiscard]] std::optional<Next<const Peek*>> end_rules(const RouteRead& read, Walk walk) const;
     void arm_grace(Walk walk, kio::Instant now, const kio::Waiter& waiter);

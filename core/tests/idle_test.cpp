@@ -278,7 +278,14 @@ TEST_CASE("a_parked_read_with_an_expiry_ends_when_its_deadline_passes") {
     CHECK(consumer.poll_read_frame(waiter).is_pending());
     clock.advance_to(Instant{1s});
     CHECK(task.wakes() == 1);
-    CHECK(ended(consumer.poll_read_frame(waiter)));
+    CHECK(ended(consumer.poll_read_frame(waiter)));  // stale with nothing unread
+    // Final (G10): a frame written later changes no read's answer, poll_finished's included,
+    // which counts the frames this reader read.
+    REQUIRE_FALSE(producer.write_frame("late"));
+    auto finished = consumer.poll_finished(waiter);
+    REQUIRE(finished.is_ready());
+    REQUIRE(finished.value().is_item());
+    CHECK(finished.value().item() == 0);
 }
 
 TEST_CASE("a_stale_group_with_a_frame_still_arriving_is_old") {
@@ -294,10 +301,16 @@ TEST_CASE("a_stale_group_with_a_frame_still_arriving_is_old") {
     auto answer = consumer.poll_read_frame(waiter);
     REQUIRE(answer.value().is_error());
     CHECK(answer.value().error() == Error::old);
-    // Sticky: the frame completing later does not undo the verdict.
+    // Sticky: the frame completing later does not undo the verdict, nor does the group
+    // finishing for poll_finished (G10).
     REQUIRE_FALSE(producer.write_chunk("ok"));
     REQUIRE_FALSE(producer.end_frame());
     CHECK(consumer.poll_read_frame(waiter).value().error() == Error::old);
+    REQUIRE_FALSE(producer.finish());
+    auto finished = consumer.poll_finished(waiter);
+    REQUIRE(finished.is_ready());
+    REQUIRE(finished.value().is_error());
+    CHECK(finished.value().error() == Error::old);
 }
 
 TEST_CASE("a_budget_change_wakes_a_parked_read") {
@@ -671,4 +684,66 @@ TEST_CASE("i6_a_waiter_moved_from_never_finds_the_gate_parked_for_it") {
     const Waiter moved{std::move(waiter)};
     CHECK(gate.parked(moved, 0));
     CHECK_FALSE(gate.parked(waiter, 0));  // NOLINT(bugprone-use-after-move): what is left of it
+}
+
+// G11: a give-up is final for every kind of read, poll_finished's included, even once the
+// route has moved on to a copy it could adopt.
+TEST_CASE("g11_a_give_up_is_final_for_poll_finished") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    GroupProducer cancelled{4};
+    Route route;
+    GroupConsumer consumer = cancelled.consume();
+    consumer.with_recover(route.recover(0));
+    cancelled.abort(Error::cancel);  // a verdict: the read gives up while the route stays
+    CHECK(consumer.poll_read_frame(waiter).value().error() == Error::cancel);
+    route.serve(copy_of_group({"from the new copy"}, true));  // the route moves on after the give-up
+    auto finished = consumer.poll_finished(waiter);
+    REQUIRE(finished.is_ready());
+    REQUIRE(finished.value().is_error());
+    CHECK(finished.value().error() == Error::cancel);
+}
+
+namespace {
+
+// A route that offers one replacement copy, with an expiry of its own.
+class OneReplacement final : public moq::model::Recover {
+public:
+    using Answer = std::variant<moq::model::Replacement, Error>;
+    OneReplacement(std::shared_ptr<GroupProducer> copy, std::shared_ptr<moq::model::Expiry> expiry)
+        : copy_(std::move(copy)), expiry_(std::move(expiry)) {}
+    std::optional<Duration> poll_budget(const Waiter&) override { return std::nullopt; }
+    bool wants(std::optional<Error>, const Waiter&) override { return !adopted_; }
+    moq::kio::Poll<Answer> poll(std::size_t, std::optional<Error>, const Waiter&) override {
+        return Answer(moq::model::Replacement{copy_->consume().cell(), expiry_, 1});
+    }
+    void adopt(const moq::model::Replacement&) override { adopted_ = true; }
+    [[nodiscard]] std::unique_ptr<Recover> clone() const override { return std::make_unique<OneReplacement>(*this); }
+
+private:
+    std::shared_ptr<GroupProducer> copy_;
+    std::shared_ptr<moq::model::Expiry> expiry_;
+    bool adopted_ = false;
+};
+
+}  // namespace
+
+// G10, G11: a replacement that comes with an expiry of its own is judged by it from then on.
+TEST_CASE("g11_a_replacement_with_an_expiry_of_its_own_is_judged_by_it") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    ManualClock clock;
+    GroupProducer failing{4};
+    failing.abort(Error::route_failed);
+    auto replacement = std::make_shared<GroupProducer>(4);
+    REQUIRE_FALSE(replacement->start_frame(2));  // a frame still arriving
+    GroupConsumer consumer = failing.consume();
+    consumer.with_recover(
+        std::make_unique<OneReplacement>(replacement, std::make_shared<DeadlineExpiry>(clock, Instant{0s}, 1s)));
+    CHECK(consumer.poll_read_frame(waiter).is_pending());  // on the replacement, its frame still arriving
+    clock.advance_to(Instant{2s});
+    auto answer = consumer.poll_read_frame(waiter);
+    REQUIRE(answer.is_ready());
+    REQUIRE(answer.value().is_error());
+    CHECK(answer.value().error() == Error::old);
 }

@@ -9,10 +9,16 @@
 #include <memory>
 #include <optional>
 
+#include "model/expiry.hpp"
 #include "support/front.hpp"
+#include "support/one_group.hpp"
 
+using moq::model::DeadlineExpiry;
 using moq::model::Error;
+using moq::model::GroupProducer;
+using moq::model::Preferences;
 using moq::model::Walk;
+using moq::test::frame_of;
 using moq::test::Front;
 using namespace std::chrono_literals;
 
@@ -353,10 +359,9 @@ TEST_CASE_FIXTURE(Front, "r15_a_walk_arms_no_grace_for_a_copy_only_the_other_wal
 
 // ---- a held group below the sequence walk's floor ----
 
-// A group the arrival walk holds past the range's end keeps a read open only for a walk that
-// may still hand it out. The sequence walk handed 1 out already (its floor is 1, its copy's
-// end 2): the held 1 is the arrival walk's alone, so the sequence walk ends now, and does
-// not wait for the arrival walk's take (R11, R12).
+// A group the arrival walk holds past the range's end keeps only that walk open: the
+// sequence walk, which never hands out a held group, handed 1 out from its copy (its floor
+// is 1, its copy's end 2) and ends now, not after the arrival walk's take (R11, R12).
 TEST_CASE_FIXTURE(Front, "r12_a_held_group_below_the_sequence_walks_floor_does_not_keep_that_walk_open") {
     hold_one_past_the_end();
     REQUIRE_FALSE(a.finish());  // A ends at 2
@@ -385,4 +390,70 @@ TEST_CASE_FIXTURE(Front, "r4_a_copy_replaced_before_its_first_group_supplies_not
     land(c, 1);
     CHECK(take(Walk::arrival) == 1);
     CHECK(reader.taken_from() == 3);  // C's, the third generation
+}
+
+// ---- an empty range, and the recover of a handed-out group ----
+
+// R8, R10: a range that ends at 0 holds no sequence, so no replaced copy may still land one
+// in it: the walk ends at once instead of waiting out the copy's grace.
+TEST_CASE_FIXTURE(Front, "r10_a_range_ending_at_zero_ends_the_walk_without_waiting_on_a_replaced_copy") {
+    route.serve_from(a.consume());
+    land(a, 0);
+    land(a, 2);  // A lacks 1
+    CHECK(take(Walk::arrival) == 0);
+    CHECK(take(Walk::arrival) == 2);
+    route.serve_from(b.consume());  // A is replaced, until 2: it may still land 1
+    CHECK(pending(Walk::arrival));  // retained within its grace
+    reader.set_range(0, 0);
+    CHECK(ended(Walk::arrival));
+}
+
+// R14, G10: a handed-out group goes stale by the reader's own budget (its preferences'
+// max_age, which the group's recover reads) before the expiry's own.
+TEST_CASE_FIXTURE(Front, "r14_a_handed_out_group_goes_stale_by_the_readers_budget") {
+    route.serve_from(a.consume());
+    auto created = a.create_group(0);
+    REQUIRE(std::holds_alternative<GroupProducer>(created));
+    REQUIRE_FALSE(std::get<GroupProducer>(created).start_frame(2));  // a frame still arriving
+    preferences.modify([](Preferences& wanted) { wanted.max_age = 1s; });
+    REQUIRE(peek(Walk::arrival) == 0);
+    auto group = reader.take();
+    REQUIRE(group.has_value());
+    group->with_expiry(std::make_shared<DeadlineExpiry>(clock, clock.now(), 10s));
+    CHECK(group->poll_read_frame(waiter).is_pending());
+    clock.advance_by(2s);
+    auto answer = group->poll_read_frame(waiter);
+    REQUIRE(answer.is_ready());
+    REQUIRE(answer.value().is_error());
+    CHECK(answer.value().error() == Error::old);
+}
+
+// R14: a handed-out group whose copy fails with an error that is no verdict waits for the
+// route to move, and goes on from the copy the route serves next.
+TEST_CASE_FIXTURE(Front, "r14_a_handed_out_group_its_copy_fails_goes_on_from_the_next_copy") {
+    route.serve_from(a.consume());
+    auto created = a.create_group(0);
+    REQUIRE(std::holds_alternative<GroupProducer>(created));
+    REQUIRE(peek(Walk::arrival) == 0);
+    auto group = reader.take();
+    REQUIRE(group.has_value());
+    std::get<GroupProducer>(created).abort(Error::route_failed);
+    CHECK(group->poll_read_frame(waiter).is_pending());
+    land(b, 0);
+    route.serve_from(b.consume());
+    CHECK(frame_of(group->poll_read_frame(waiter)) == "group 0");
+}
+
+// R5, R12: a sequence peek the range drops goes back to its copy, not to the held groups:
+// the arrival walk still hands the copy's groups out in the order they arrived (5, then 3),
+// not the dropped 3 first as if it had been held past the range's end.
+TEST_CASE_FIXTURE(Front, "r12_a_dropped_sequence_peek_is_not_held_for_the_arrival_walk") {
+    route.serve_from(a.consume());
+    land(a, 5);
+    land(a, 3);
+    REQUIRE(peek(Walk::sequence) == 3);
+    reader.set_range(0, 3);  // 3 is past the end: the peek goes
+    reader.set_range(0, std::nullopt);
+    CHECK(take(Walk::arrival) == 5);
+    CHECK(take(Walk::arrival) == 3);
 }

@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -515,4 +516,18 @@ TEST_CASE_FIXTURE(OneTrack, "take_without_a_peek_moves_nothing_and_a_moved_curso
     CHECK(task.wakes() >= 1);
     CHECK(take_next(moved, waiter) == 0);
     CHECK(moved.poll_peek(waiter).is_pending());
+}
+
+// R14: a lookup on a track whose producer went without finishing or aborting it answers
+// dropped: no group can land there any more, so the lookup must not wait.
+TEST_CASE("r14_a_lookup_on_a_track_whose_producer_went_answers_dropped") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    std::optional<TrackProducer> producer(std::in_place);
+    const moq::model::TrackConsumer consumer = producer->consume();
+    producer.reset();
+    auto answer = consumer.poll_group(3, waiter);
+    REQUIRE(answer.is_ready());
+    REQUIRE(answer.value().is_error());
+    CHECK(answer.value().error() == Error::dropped);
 }

@@ -364,6 +364,18 @@ def run_corpus(moqsim, mutant, timeout):
     return f"corpus ({'signal ' + str(-code) if code < 0 else 'exit ' + str(code)})"
 
 
+def try_corpus(result, moqsim, mutant):
+    """The saved cases of corpus/ (a few hundredths of a second in all), each a short
+    history that once failed, which a sweep's random draw may never make again: True when
+    one kills `mutant`, recorded in `result`."""
+    result["tries"] += 1
+    killer = run_corpus(moqsim, mutant, TIMEOUT_FLOOR)
+    if killer:
+        result.update(status="Timeout" if "(over" in killer else "Killed", killer=killer, killed_by=[killer],
+                      credit=("suite", "corpus"))
+    return bool(killer)
+
+
 def sweep_killer(suite, first):
     if "timeout" in first:
         return f"{suite} sweep (over {first['timeout']:.0f} s)"
@@ -506,6 +518,12 @@ def run_generated(mutant, program, moqsim, cases, budget, history):
     tests, suites = budget.coverage.reaching(mutant["id"], history)
     result = {"reached_by": tests + suites, "killer": "", "cases_to_kill": None}
     if not tests and not suites:
+        # The saved cases of corpus/ take no part in the coverage run: a short history that
+        # once failed may reach what no test and no sweep does.
+        result.update(status="Survived", killed_by=[], reason="", tries=0)
+        if try_corpus(result, moqsim, mutant["id"]):
+            result["ms"] = int((time.monotonic() - started) * 1000)
+            return result
         return no_coverage(result)
     result.update(status="Survived", killed_by=[], reason="", tries=0)
     # The likely killers in a run of their own first, then the cheap tests, then the slow
@@ -540,13 +558,7 @@ def run_generated(mutant, program, moqsim, cases, budget, history):
         result["credit"] = ("suite", suite)
         break
     if result["status"] == "Survived":
-        # The saved cases of corpus/ (a few hundredths of a second in all): each is a short
-        # history that once failed, which a sweep's random draw may never make again.
-        result["tries"] += 1
-        killer = run_corpus(moqsim, mutant["id"], TIMEOUT_FLOOR)
-        if killer:
-            result.update(status="Timeout" if "(over" in killer else "Killed", killer=killer, killed_by=[killer],
-                          credit=("suite", "corpus"))
+        try_corpus(result, moqsim, mutant["id"])
     if result["status"] == "Survived":
         confirm_survivor(result, mutant["id"], program, moqsim, cases, budget, suites)
     result["ms"] = int((time.monotonic() - started) * 1000)

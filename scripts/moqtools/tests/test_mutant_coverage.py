@@ -113,11 +113,31 @@ class SelectionTest(unittest.TestCase):
         with open(self.log, encoding="utf-8") as source:
             return source.read().splitlines()
 
-    def test_a_mutant_nothing_reaches_is_no_coverage_and_never_run(self):
+    def corpus_stand_in(self, failing):
+        """A moqsim whose corpus passes, or fails on its second case with the mutant on."""
+        ending = ('print("corpus: corpus/b.json FAILED: missed_wake: R10: missed wake")\nsys.exit(1)\n'
+                  if failing else 'sys.exit(0)\n')
+        return self.stand_in("moqsim", f"""
+with open({self.log!r}, "a") as log:
+    log.write(" ".join(sys.argv[1:]) + "\\n")
+print("corpus: corpus/a.json passed")
+""" + ending)
+
+    def test_a_mutant_nothing_reaches_is_no_coverage_and_runs_only_the_saved_cases(self):
         mutant = {"id": "gen.model/track.cpp:1:1.rel_flip"}
-        result = run_generated(mutant, self.program, "/no/moqsim", 10, Budget(5, self.coverage), History())
+        moqsim = self.corpus_stand_in(failing=False)
+        result = run_generated(mutant, self.program, moqsim, 10, Budget(5, self.coverage), History())
         self.assertEqual(result["status"], "NoCoverage")
-        self.assertEqual(self.calls(), [])
+        self.assertEqual(self.calls(), [f"corpus --mutant {mutant['id']}"])
+
+    def test_a_mutant_nothing_reaches_may_be_killed_by_a_saved_case(self):
+        mutant = {"id": "gen.model/track.cpp:1:1.rel_flip"}
+        moqsim = self.corpus_stand_in(failing=True)
+        result = run_generated(mutant, self.program, moqsim, 10, Budget(5, self.coverage), History())
+        self.assertEqual(result["status"], "Killed")
+        self.assertEqual(result["killer"], "corpus b.json (missed_wake)")
+        self.assertEqual(result["credit"], ("suite", "corpus"))
+        self.assertEqual(self.calls(), [f"corpus --mutant {mutant['id']}"])
 
     def test_the_likely_killer_runs_alone_first_and_ends_the_mutants_run(self):
         history = History(tests={"slow_reader": 3})
