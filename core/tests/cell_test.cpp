@@ -91,6 +91,22 @@ TEST_CASE("value_writes_do_not_wake_closed_or_consumer_count_waiters") {
     CHECK(producer.poll_unused(consumer_waiter).is_ready());
 }
 
+// K13: a consumer assigned another cell's consumer lets go of its own: the last one of its
+// old cell gone, that cell's consumer-count waiters wake and it is unused.
+TEST_CASE("k13_assigning_over_the_last_consumer_wakes_its_cells_consumer_count_waiters") {
+    WakeCounter consumer_task;
+    const Waiter consumer_waiter{consumer_task.waker()};
+    Producer<int> watched{0};
+    Producer<int> other{0};
+    Consumer<int> consumer = watched.consume();
+    CHECK(watched.poll_unused(consumer_waiter).is_pending());
+    consumer = other.consume();
+    CHECK(consumer_task.wakes() == 1);
+    auto unused = watched.poll_unused(consumer_waiter);
+    REQUIRE(unused.is_ready());
+    CHECK(unused.value());
+}
+
 TEST_CASE("consumer_churn_does_not_wake_value_or_closed_waiters") {
     WakeCounter value_task;
     WakeCounter closed_task;

@@ -217,6 +217,7 @@ TEST_CASE_FIXTURE(Front, "an_idle_subscriber_poll_builds_no_meter") {
     auto group = subscriber.poll_group(waiter, Walk::arrival);
     REQUIRE(group.value().is_item());
     CHECK(subscriber.stats().groups == 1);
+    CHECK(subscriber.stats().polls == 1);  // the walking poll built its meter (S2)
     CHECK(*group.value().item().poll_read_frame(waiter).value().item() == "group 0");
     CHECK(*subscriber.stats().bytes == 7);  // metered as the frame was read
     CHECK(subscriber.poll_group(waiter, Walk::arrival).is_pending());

@@ -457,3 +457,27 @@ TEST_CASE_FIXTURE(Front, "r12_a_dropped_sequence_peek_is_not_held_for_the_arriva
     CHECK(take(Walk::arrival) == 5);
     CHECK(take(Walk::arrival) == 3);
 }
+
+// R14: a handed-out group's recover follows the copy it adopted. Once its read went on from
+// B, a failure of B's group waits for the route to move past B, instead of taking B's
+// failed group again as a replacement, and goes on from the copy served next.
+TEST_CASE_FIXTURE(Front, "r14_a_group_read_that_went_on_from_a_replacement_waits_past_that_copy_when_it_fails") {
+    route.serve_from(a.consume());
+    auto from_a = std::get<GroupProducer>(a.create_group(0));
+    REQUIRE(peek(Walk::arrival) == 0);
+    auto group = reader.take();
+    REQUIRE(group.has_value());
+    from_a.abort(Error::route_failed);
+    CHECK(group->poll_read_frame(waiter).is_pending());
+    auto from_b = std::get<GroupProducer>(b.create_group(0));
+    REQUIRE_FALSE(from_b.write_frame("first"));
+    route.serve_from(b.consume());
+    CHECK(frame_of(group->poll_read_frame(waiter)) == "first");
+    from_b.abort(Error::route_failed);
+    CHECK(group->poll_read_frame(waiter).is_pending());  // B is the copy it follows now
+    auto from_c = std::get<GroupProducer>(c.create_group(0));
+    REQUIRE_FALSE(from_c.write_frame("first"));
+    REQUIRE_FALSE(from_c.write_frame("second"));
+    route.serve_from(c.consume());
+    CHECK(frame_of(group->poll_read_frame(waiter)) == "second");
+}

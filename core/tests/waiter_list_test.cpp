@@ -99,6 +99,20 @@ TEST_CASE("a_taken_snapshot_tracks_nothing") {
     CHECK(snapshot.size() == 1);
 }
 
+// K4, K5: untracked lists share no record. An identity registered on one is still added to
+// another (each settled by its own scan), and that other's wake reaches it.
+TEST_CASE("k5_a_waiter_on_one_untracked_list_is_still_added_to_another") {
+    WakeCounter counter;
+    const Waiter waiter{counter.waker()};
+    WaiterList first = WaiterList::untracked();
+    WaiterList second = WaiterList::untracked();
+    waiter.register_on(first);
+    waiter.register_on(second);
+    CHECK(second.contains(waiter));
+    second.wake();
+    CHECK(counter.wakes() == 1);
+}
+
 TEST_CASE("abandoned_waiters_do_not_grow_the_list") {
     WakeCounter counter;
     WaiterList list;

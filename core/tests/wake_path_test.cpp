@@ -113,6 +113,14 @@ TEST_CASE("w3_core_locks_nest_and_each_release_restores_the_count") {
 
 #endif
 
+// W3: a wake point is named "wake." and is one a simulator may leave out; every other
+// schedule point is one where it may switch tasks.
+TEST_CASE("w3_a_wake_point_is_told_by_its_name") {
+    CHECK(moq::kio::is_wake_point("wake.cell.modify"));
+    CHECK_FALSE(moq::kio::is_wake_point("group.before_route"));
+    CHECK_FALSE(moq::kio::is_wake_point("awake"));
+}
+
 TEST_CASE("w3_wake_points_come_after_the_change_and_outside_the_lock") {
     WakeCounter task;
     const Waiter waiter{task.waker()};
@@ -164,4 +172,29 @@ TEST_CASE("i4_a_task_woken_inline_finds_its_gate_fired") {
     producer.modify([](int& value) { value = 1; });
     CHECK(task.wakes() == 1);
     CHECK_FALSE(parked_when_woken);
+}
+
+// I1, I4: a task woken inline that walks again and parks again stays parked: its wake
+// marked the gate fired before it ran the task, never after, so no fired mark is left over
+// for a walk with nothing new to see.
+TEST_CASE("i4_a_task_that_walks_again_inline_and_parks_stays_parked") {
+    WakeCounter task;
+    const Waiter waiter{task.waker()};
+    Idle<int> gate;
+    Producer<int> producer{0};
+    const Consumer<int> consumer = producer.consume();
+    const auto at_least_two = [](const int& value) { return value >= 2 ? std::optional<int>(value) : std::nullopt; };
+    const auto walk = [&] {
+        const Waiter& through = gate.start(waiter, 0);
+        gate.finish(consumer.poll(through, at_least_two).is_pending());
+    };
+    walk();
+    REQUIRE(gate.parked(waiter, 0));
+    task.on_wake = [&] {
+        if (!gate.parked(waiter, 0)) walk();
+    };
+    producer.modify([](int& value) { value = 1; });
+    task.on_wake = nullptr;  // the producer's close, at the end, must not walk a consumer gone by then
+    CHECK(task.wakes() == 1);
+    CHECK(gate.parked(waiter, 0));
 }
