@@ -12,6 +12,9 @@
 // `moqsim replay --decisions FILE` replays, shrinks (--shrink) and saves (--save), and the
 // target aborts, so libFuzzer keeps the input and stops.
 //
+// MOQ_FUZZ_KEEP_GOING=1 makes a refused run a line, "guided failure at execution N: ...",
+// and goes on: how moqtools.guided_corpus learns which inputs of a corpus a mutant fails.
+//
 // MOQ_FUZZ_PROBES=FILE writes, when the process exits, every probe's hits over all its
 // runs (JSON, name to count): the probes a search reached.
 //
@@ -54,6 +57,7 @@ struct Settings {
     const moq::properties::Suite* suite = nullptr;  // null: any suite's inputs (a corpus replay)
     std::string findings = ".";
     bool count_sites = false;  // a build with mutants
+    bool keep_going = false;   // a refused run is a line, not a finding
 };
 
 // MOQ_FUZZ_PROBES, kept apart from the settings: they are destroyed before the exit hook runs.
@@ -73,6 +77,8 @@ Settings& settings() {
         }
         if (const char* folder = std::getenv("MOQ_FUZZ_FINDINGS"); folder && *folder) read.findings = folder;
         read.count_sites = moq::mutation::mutants_enabled();
+        if (const char* keep_going = std::getenv("MOQ_FUZZ_KEEP_GOING"))
+            read.keep_going = std::string(keep_going) == "1";
         if (const char* path = std::getenv("MOQ_FUZZ_PROBES"); path && *path) {
             probes_path = path;
             std::atexit(write_probes);
@@ -164,7 +170,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::vector<std::uint64_t> sites_before = site_counts();
     const moq::properties::GuidedRun run = moq::properties::guided_run(*input);
     report_features(probes_before, sites_before);
-    if (!run.outcome.ok) report_finding(*input, run);
+    if (!run.outcome.ok && settings().keep_going)
+        std::fprintf(stderr, "guided failure at execution %llu: %s\n", static_cast<unsigned long long>(executions),
+                     run.outcome.message.c_str());
+    else if (!run.outcome.ok)
+        report_finding(*input, run);
     return 0;
 }
 

@@ -3,7 +3,8 @@
 
 Usage: python3 -m moqtools.guided_compare MOQSIM GUIDED [--sites all|none|A,B] [--seconds 20]
            [--generated N --schemata JSON [--sample-seed S] [--equivalents FILE]]
-           [--probe-seconds 60] [--suites all|A,B] [--jobs 2] [--json OUT] [--markdown OUT]
+           [--probe-seconds 60] [--suites all|A,B] [--ways all|A,B] [--jobs 2] [--earlier LOG]
+           [--json OUT] [--markdown OUT]
 
 MOQSIM and GUIDED are the moqsim and fuzz/suite_guided of one build with -Dfuzz=true and
 -Dmutants=true (scripts/fuzz builds build-guided/). Two measures:
@@ -14,16 +15,19 @@ MOQSIM and GUIDED are the moqsim and fuzz/suite_guided of one build with -Dfuzz=
         random  moqsim sweep --strategy random --mix fixed   (the default sweep)
         pct     moqsim sweep --strategy pct
         swarm   moqsim sweep --mix swarm
-        guided  fuzz/suite_guided (libFuzzer, -seed=1), from fuzz/corpus/suite-NAME/
+        guided  fuzz/suite_guided (libFuzzer, -seed=1), from fuzz/corpus/suite-NAME/ in
+                its order (fuzz/corpus/suite-NAME.order)
       and counts the cases it ran (a sweep's cases, the guided search's executions, the
       failing one included). A way that did not fail in time is censored: it counts as
       more than any number in the medians and 90th percentiles. --generated N does the
       same for N generated mutants of core/model/ drawn with --sample-seed (default 1) from
       the build's table (build-guided/core/schemata_mutants.json), leaving out those
-      --equivalents lists and order_weaken's; each runs against the suite of its file.
+      --equivalents lists, order_weaken's and the half the guided corpus's order learned
+      from (moqtools.guided_corpus); each runs against the suite of its file.
   probes reached     every suite for --probe-seconds each way: the probes its runs hit.
 
-Prints a line per run on stderr. --json OUT keeps every number; --markdown OUT the tables.
+--ways runs only the ways it names (a way not run is taken from --earlier, the standard
+error of an earlier run, or left out of the tables). Prints a line per run on stderr. --json OUT keeps every number; --markdown OUT the tables.
 Exit 2 on bad input.
 """
 
@@ -38,7 +42,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import mutation
+from . import guided_corpus
 
 WAYS = ("random", "pct", "swarm", "guided")
 BLIND = {"random": ["--strategy", "random", "--mix", "fixed"],
@@ -89,30 +93,14 @@ def suite_of_sites(moqsim, suites):
     return chosen
 
 
-# The suite whose operations drive each file of core/model/ most directly.
-SUITE_OF_FILE = (("core/model/resume", "resume"), ("core/model/route", "resume"), ("core/model/group", "group"),
-                 ("core/model/codec", "group"), ("core/model/recover", "group"), ("core/model/expiry", "group"),
-                 ("core/model/track", "track"), ("core/model/walk", "track"), ("core/model/sequence", "track"),
-                 ("core/model/subscriber", "fanout"), ("core/model/idle", "gate"), ("core/model/gated_read", "gate"))
-
-
 def sample_generated(schemata, count, seed, equivalents):
-    """{id: suite} for `count` compiled generated mutants of core/model/, drawn with `seed`."""
-    with open(schemata, encoding="utf-8") as file:
-        table = json.load(file)["mutants"]
+    """{id: suite} for `count` generated mutants of core/model/ drawn with `seed`, none of
+    them one the guided corpus's order learned from (moqtools.guided_corpus)."""
     try:
-        listed = set(mutation.read_equivalents(equivalents))
-    except mutation.UsageError as error:
+        chosen = guided_corpus.generated_mutants(schemata, equivalents)
+    except guided_corpus.UsageError as error:
         raise UsageError(str(error)) from None
-    chosen = {}
-    for mutant in table:
-        if mutant["status"] != "compiled" or mutant["operator"] == "order_weaken" or mutant.get("key") in listed:
-            continue
-        for prefix, suite in SUITE_OF_FILE:
-            if mutant["file"].startswith(prefix):
-                chosen[mutant["id"]] = suite
-                break
-    names = sorted(chosen)
+    names = sorted(name for name in chosen if not guided_corpus.learned_from(name))
     random.Random(seed).shuffle(names)
     return {name: chosen[name] for name in sorted(names[:count])}
 
@@ -141,11 +129,14 @@ def guided_environment(suite, folder, site=None):
 
 
 def guided_command(guided, suite, folder, seconds):
+    """The search from the suite's corpus in its order (moqtools.guided_corpus)."""
     work = os.path.join(folder, "corpus")
     os.makedirs(work, exist_ok=True)
+    seeds = os.path.join(folder, "seeds")
+    guided_corpus.write_atomically(seeds, ",".join(guided_corpus.seed_list(guided_corpus.CORPUS, suite)))
     return [guided, "-seed=1", "-entropic=0", f"-max_total_time={seconds}", "-max_len=8192", "-timeout=5",
-            f"-artifact_prefix={folder}/", "-print_final_stats=1", work,
-            os.path.join(ROOT, "fuzz", "corpus", f"suite-{suite}")]
+            f"-artifact_prefix={folder}/", "-print_final_stats=1", "-shuffle=0", "-prefer_small=0",
+            f"-seed_inputs=@{seeds}", work]
 
 
 # The search writes every input it keeps: in memory where the machine has a folder there.
@@ -225,11 +216,19 @@ def shown(value):
     return "not found" if value == math.inf else f"{value:,}"
 
 
-def summary_rows(title, rows):
+def best_blind(row):
+    """The fewest cases any blind way needed on the row's mutant (None: none found it)."""
+    found = [row[way]["cases"] for way in BLIND if way in row and isinstance(row[way]["cases"], int)]
+    return min(found) if found else None
+
+
+def summary_rows(title, rows, ways):
     lines = [f"| {title} | way | found | median cases to the first failure | 90th percentile |",
              "| --- | --- | ---: | ---: | ---: |"]
-    for way in WAYS:
-        values = [row[way]["cases"] for row in rows]
+    columns = [(way, [row[way]["cases"] for row in rows]) for way in ways]
+    if all(way in ways for way in BLIND):
+        columns.append(("best blind way", [best_blind(row) for row in rows]))
+    for way, values in columns:
         found = sum(value is not None for value in values)
         lines.append(f"| {len(rows)} | {way} | {found} | {shown(quantile(values, 0.5))} | "
                      f"{shown(quantile(values, 0.9))} |")
@@ -239,29 +238,38 @@ def summary_rows(title, rows):
 def markdown(report):
     crashed = [row["site"] for row in report["sites"] if row.get("crashed")]
     rows = [row for row in report["sites"] if not row.get("crashed")]
+    ways = [way for way in WAYS if rows and all(way in row for row in rows)]
     sites = [row for row in rows if not row["site"].startswith("gen.")]
     generated = [row for row in rows if row["site"].startswith("gen.")]
     lines = []
     for title, group in (("sites", sites), ("generated mutants", generated), ("all", rows)):
         if group:
-            lines += summary_rows(title, group) + [""]
+            lines += summary_rows(title, group, ways) + [""]
+    if "guided" in ways and all(way in ways for way in BLIND) and rows:
+        halves = sum(isinstance(row["guided"]["cases"], int) and
+                     (best_blind(row) is None or 2 * row["guided"]["cases"] <= best_blind(row)) for row in rows)
+        fewer = sum(isinstance(row["guided"]["cases"], int) and
+                    (best_blind(row) is None or row["guided"]["cases"] < best_blind(row)) for row in rows)
+        lines += [f"Guided needed fewer cases than every blind way on {fewer} of {len(rows)} mutants, and at most "
+                  f"half the best blind way's on {halves}.", ""]
     if crashed:
         lines += [f"Left out, a way crashed on them: {', '.join(crashed)}.", ""]
-    lines += ["| site | suite | " + " | ".join(WAYS) + " |", "| --- | --- |" + " ---: |" * len(WAYS)]
+    lines += ["| site | suite | " + " | ".join(ways) + " |", "| --- | --- |" + " ---: |" * len(ways)]
     for row in rows:
         cells = [f"> {row[way]['ran']:,}" if row[way]["cases"] is None else
-                 "crashed" if row[way]["cases"] == "crashed" else shown(row[way]["cases"]) for way in WAYS]
+                 "crashed" if row[way]["cases"] == "crashed" else shown(row[way]["cases"]) for way in ways]
         lines.append(f"| `{row['site']}` | {row['suite']} | " + " | ".join(cells) + " |")
     if report["probes"]:
+        probe_ways = [way for way in WAYS if all(way in found for found in report["probes"].values())]
         lines += ["", f"Probes reached in {report['probe_seconds']} s a suite:", "",
-                  "| suite | " + " | ".join(WAYS) + " |", "| --- |" + " ---: |" * len(WAYS)]
-        for suite, ways in report["probes"].items():
-            lines.append(f"| {suite} | " + " | ".join(str(len(ways[way])) for way in WAYS) + " |")
-        union = {way: set() for way in WAYS}
-        for ways in report["probes"].values():
-            for way in WAYS:
-                union[way] |= set(ways[way])
-        lines.append("| every suite | " + " | ".join(str(len(union[way])) for way in WAYS) + " |")
+                  "| suite | " + " | ".join(probe_ways) + " |", "| --- |" + " ---: |" * len(probe_ways)]
+        for suite, found in report["probes"].items():
+            lines.append(f"| {suite} | " + " | ".join(str(len(found[way])) for way in probe_ways) + " |")
+        union = {way: set() for way in probe_ways}
+        for found in report["probes"].values():
+            for way in probe_ways:
+                union[way] |= set(found[way])
+        lines.append("| every suite | " + " | ".join(str(len(union[way])) for way in probe_ways) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -277,6 +285,7 @@ def main(argv=None):
     parser.add_argument("--suites", default="all")
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--probe-seconds", type=int, default=60)
+    parser.add_argument("--ways", default="all")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--earlier", help="a log of an earlier run (its standard error): each way it measured "
                         "on a site or mutant is taken from it, not run again")
@@ -303,13 +312,16 @@ def main(argv=None):
                 raise UsageError("--generated needs --schemata (the build's core/schemata_mutants.json)")
             generated = sample_generated(args.schemata, args.generated, args.sample_seed, args.equivalents)
             chosen.update({name: suite for name, suite in generated.items() if suite in suites})
+        ways = WAYS if args.ways == "all" else tuple(args.ways.split(","))
+        if unknown := [way for way in ways if way not in WAYS]:
+            raise UsageError(f"unknown way {unknown[0]} (one of {', '.join(WAYS)})")
         known = earlier_rows(args.earlier) if args.earlier else {}
         report = {"seconds": args.seconds, "probe_seconds": args.probe_seconds, "sites": [], "probes": {}}
 
         def one_site(site):
             suite = chosen[site]
             row = dict(known.get(site, {"site": site, "suite": suite}))
-            for way in WAYS:
+            for way in ways:
                 if way in row:
                     continue  # measured by the earlier run
                 try:
@@ -325,14 +337,14 @@ def main(argv=None):
                 else:
                     said = "crashed" if cases == "crashed" else f"failed at case {cases:,}"
                 print(f"{site} ({suite}) {way}: {said}", file=sys.stderr, flush=True)
-            row["crashed"] = any(row[way]["cases"] == "crashed" for way in WAYS)
+            row["crashed"] = any(row[way]["cases"] == "crashed" for way in WAYS if way in row)
             return row
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
             report["sites"] = list(pool.map(one_site, sorted(chosen)))
             if args.probe_seconds > 0:
                 jobs = {(suite, way): pool.submit(probes_reached, args.moqsim, args.guided, way, suite,
-                                                  args.probe_seconds) for suite in suites for way in WAYS}
+                                                  args.probe_seconds) for suite in suites for way in ways}
                 for (suite, way), job in jobs.items():
                     reached = job.result()
                     report["probes"].setdefault(suite, {})[way] = reached if reached is not None else []
