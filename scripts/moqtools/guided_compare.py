@@ -26,6 +26,10 @@ MOQSIM and GUIDED are the moqsim and fuzz/suite_guided of one build with -Dfuzz=
       from (moqtools.guided_corpus); each runs against the suite of its file.
   probes reached     every suite for --probe-seconds each way: the probes its runs hit.
 
+The tables add "best blind way", each mutant's fewest cases over random, pct and swarm (a
+choice no sweep can make before it runs), and how often guided needed fewer cases than
+that, or at most half.
+
 --ways runs only the ways it names (a way not run is taken from --earlier, the standard
 error of an earlier run, or left out of the tables). Prints a line per run on stderr. --json OUT keeps every number; --markdown OUT the tables.
 Exit 2 on bad input.
