@@ -159,22 +159,27 @@ def reached_features(guided, suite, folder):
     return {os.path.basename(path): found for path, found in by_path.items()}
 
 
-def cover_rounds(features):
-    """The names of `features` in rounds of a greedy set cover: each next the one that adds
-    the most features to its round's (ties: fewer features in all, then the name); a round
-    ends when nothing left adds a feature."""
-    left = dict(features)
+def greedy_rounds(sets, tie):
+    """The names of `sets` in rounds of a greedy set cover: each next the one that adds the
+    most to its round's union (ties: the largest `tie(name)`); a round ends when nothing
+    left adds anything, and the next starts over on the names left."""
+    left = dict(sets)
     rounds = []
     while left:
         covered = set()
         rounds.append([])
         while left:
-            best = max(left, key=lambda name: (len(left[name] - covered), -len(left[name]), _reverse(name)))
+            best = max(left, key=lambda name: (len(left[name] - covered), tie(name)))
             if not left[best] - covered and covered:
                 break
             covered |= left.pop(best)
             rounds[-1].append(best)
     return rounds
+
+
+def cover_rounds(features):
+    """Rounds of a greedy cover of the features (ties: fewer features in all, then the name)."""
+    return greedy_rounds(features, lambda name: (-len(features[name]), _reverse(name)))
 
 
 def failing_inputs(guided, suite, paths, mutant):
@@ -233,20 +238,9 @@ def candidate_inputs(moqsim, suite, count, folder):
 
 
 def kill_rounds(kills, rank):
-    """Rounds of a greedy cover of the mutants: each next input the one that fails the
-    most mutants no input of its round fails yet (ties: the earlier by `rank`)."""
-    left = {name: found for name, found in kills.items() if found}
-    rounds = []
-    while left:
-        covered = set()
-        rounds.append([])
-        while left:
-            best = max(left, key=lambda name: (len(left[name] - covered), -rank[name]))
-            if not left[best] - covered:
-                break
-            covered |= left.pop(best)
-            rounds[-1].append(best)
-    return rounds
+    """Rounds of a greedy cover of the mutants by the inputs that fail some (ties: the
+    earlier by `rank`)."""
+    return greedy_rounds({name: found for name, found in kills.items() if found}, lambda name: -rank[name])
 
 
 def kill_sets(guided, suite, paths, mutants, jobs):
