@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace moq::oracle {
 
@@ -219,6 +220,30 @@ void ResumeModel::range_set(std::uint64_t start, std::optional<std::uint64_t> en
     range_end_ = end;
 }
 
+void ResumeModel::range_set_in_poll(std::uint64_t start, std::optional<std::uint64_t> end, kio::Instant now) {
+    if (!peek_kept_) {
+        // An earlier change dropped the peek: nothing walked since.
+        range_set(start, end);
+        return;
+    }
+    note_held_past_end(window_states(now));
+    range_set(start, end);
+    if (!in_range(*peek_kept_)) peek_dropped(now);
+}
+
+void ResumeModel::peek_dropped(kio::Instant now) {
+    peek_kept_.reset();
+    narrow_to(window_states(now));
+    poll_begun();
+}
+
+std::optional<std::string> ResumeModel::kept_peek_answered(std::optional<std::uint64_t> sequence) {
+    const std::optional<std::uint64_t> kept = std::exchange(peek_kept_, std::nullopt);
+    if (!kept || sequence == kept) return std::nullopt;
+    return "R5: the poll answered " + (sequence ? "group " + std::to_string(*sequence) : std::string("no group")) +
+           " after a range change kept its peek of group " + std::to_string(*kept);
+}
+
 void ResumeModel::skipped(std::uint64_t floor) {
     if (walk_ == model::Walk::sequence && (!floor_ || floor > *floor_)) floor_ = floor;
 }
@@ -391,13 +416,15 @@ void ResumeModel::poll_begun() {
     window_from_ = under_way_ ? now_at() - 1 : now_at();
 }
 
-void ResumeModel::answered_pending(kio::Instant now, bool walked) {
-    if (!walked) return;
+std::optional<std::string> ResumeModel::answered_pending(kio::Instant now, bool walked) {
+    auto kept_peek = kept_peek_answered(std::nullopt);
+    if (!walked) return kept_peek;
     note_held_past_end(window_states(now));
     std::vector<LegalState> kept;
     for (const LegalState& state : window_states(now))
         for (LegalState& next : after_let_go(state, now)) add_state(kept, std::move(next));
     narrow_to(std::move(kept));
+    return kept_peek;
 }
 
 // R3/R4/R12: the states in which one of the reader's copies of `copy` supplied `sequence`
@@ -452,6 +479,7 @@ std::optional<std::string> ResumeModel::taken(std::uint64_t sequence, const std:
                                               std::size_t frames, kio::Instant now, std::optional<std::string> reason) {
     const std::string what = "group " + std::to_string(sequence);
     if (ended_) return "R10: " + what + " handed out after the reader ended";
+    if (auto not_kept = kept_peek_answered(sequence)) return not_kept;
     std::vector<LegalState> kept;
     for (const LegalState& state : window_states(now)) {
         // R9: a sequence walk hands out the lowest group the serving copy had when the
@@ -528,6 +556,7 @@ bool ResumeModel::end_allowed(const LegalState& state, std::size_t read_at, std:
 
 std::optional<std::string> ResumeModel::answered_end(std::optional<model::Error> error, kio::Instant now) {
     ended_ = true;
+    if (auto not_kept = kept_peek_answered(std::nullopt)) return not_kept;
     std::vector<LegalState> kept;
     for (const LegalState& state : legal_states_)
         for (std::size_t read_at = window_from_; read_at <= now_at(); ++read_at) {

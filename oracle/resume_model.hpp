@@ -63,6 +63,19 @@ public:
 
     // The reader's own changes, made by its task before a poll.
     void range_set(std::uint64_t start, std::optional<std::uint64_t> end);
+    // Inside a poll, a walk's Ready peek of `sequence`, before the take: told only where
+    // the reader's task changes its range before that take.
+    void peeked(std::uint64_t sequence) { peek_kept_ = sequence; }
+    // The peek in hand is gone before its take: its group was aborted by the time it
+    // answered (R17), or a range change dropped it. The walk that made it adopted a
+    // generation of the window so far and let go of nothing (it found a group); the next
+    // walk of the poll reads from here on.
+    void peek_dropped(kio::Instant now);
+    // A range change its task made inside a poll, after the peek (R5): a peek the new
+    // range covers is what the poll's take hands out; one it drops was never offered, and
+    // the poll walks again from here. Either way the walk that peeked may have held groups
+    // past the old end (R12), which stay held.
+    void range_set_in_poll(std::uint64_t start, std::optional<std::uint64_t> end, kio::Instant now);
     void skipped(std::uint64_t floor);
 
     // The reader's answers. A poll begins; its answer comes once the poll returns.
@@ -70,7 +83,7 @@ public:
     // `walked`: the read walked; an idle gate's answer (no walk) changed nothing of the
     // reader's (I1): a wake still under way inside an operation may poll the reader
     // before its gate has fired.
-    void answered_pending(kio::Instant now, bool walked = true);
+    std::optional<std::string> answered_pending(kio::Instant now, bool walked = true);
     // `landing`: the copy whose land of this group was under way when the reader took it
     // (its read may have stalled and continued from the serving copy, R6, R14).
     std::optional<std::string> answered_group(std::uint64_t sequence, const std::vector<std::string>& frames,
@@ -225,6 +238,9 @@ private:
                                      kio::Instant now, std::optional<std::string> reason);
     // R5: what a take fixes: remembered (and the lowest forgotten), newest, floor.
     void hand_out(std::uint64_t sequence);
+    // R5: why an answer (a group's sequence, or none) is not the peek a range change in
+    // its poll kept, if it is not; the poll's answer clears the kept peek.
+    std::optional<std::string> kept_peek_answered(std::optional<std::uint64_t> sequence);
 
     // ---- R8: grace and let-go ----
     // R8 (and R9, with `below`: a lower group than the one a sequence walk found): a
@@ -293,6 +309,7 @@ private:
     std::optional<std::uint64_t> newest_handed_out_;
     std::optional<std::uint64_t> floor_;                     // a sequence walk's: last handed out or skipped to
     std::set<std::pair<int, std::uint64_t>> held_past_end_;  // (copy, sequence) an arrival walk may hold
+    std::optional<std::uint64_t> peek_kept_;                 // the peek in hand in this poll, kept so far (R5)
     bool ended_ = false;
     std::map<std::uint64_t, GroupRead> group_reads_;
     std::map<std::uint64_t, std::optional<model::Error>> group_endings_;  // the reads that ended

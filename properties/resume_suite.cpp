@@ -95,6 +95,12 @@ struct World {
     std::map<std::uint64_t, model::GroupConsumer> handed;
     // The driver's `read_on`: the follower starts reading the groups handed on unread.
     Mailbox<Command> read_on;
+    // The driver's `range_in_peek`: range changes the reader makes between its next Ready
+    // peek and that peek's take. Posted without a wake: they wait for a poll that peeks.
+    Mailbox<Command> in_peek;
+    // Range changes applied in a peek, and peeks aborted during their walk: each may cost
+    // the poll a second walk.
+    std::uint64_t second_walks = 0;
     std::vector<std::uint64_t> taken_unread;  // handed on unread since the last read_on
     // A land under way: its group is in its copy before its frame is written.
     struct Landing {
@@ -269,14 +275,25 @@ struct EndError : Always {
         world.route.end(model::Error::unroutable);
     }
 };
-// The reader's own changes go through its mailbox (applied by its task, see below).
-struct SetRange : Always {
-    static constexpr const char* name = "range";
-    static constexpr std::size_t weight = 4;
+// The reader's own changes go through its mailbox (applied by its task, see below): a
+// range, from `sequence` to `sequence + extra` (no end for 0), posted to `mailbox`.
+template <Mailbox<Command> World::*mailbox>
+struct PostsRange : Always {
     static constexpr std::array<Argument, 2> arguments{sequence_argument, extra_argument};
     static void run(World& world, const Step& step, sim::Task&) {
-        world.mailbox.post(Command{Command::Kind::set_range, step.sequence, range_end(step)});
+        (world.*mailbox).post(Command{Command::Kind::set_range, step.sequence, range_end(step)});
     }
+};
+struct SetRange : PostsRange<&World::mailbox> {
+    static constexpr const char* name = "range";
+    static constexpr std::size_t weight = 4;
+};
+// A range change between a Ready peek and its take, as an update of the subscription that
+// arrives while the reader holds a peek: a peek the new range drops must not lose its
+// group (a held one is held again, R12).
+struct RangeInPeek : PostsRange<&World::in_peek> {
+    static constexpr const char* name = "range_in_peek";
+    static constexpr std::size_t weight = 3;
 };
 struct Update : Always {
     static constexpr const char* name = "update";
@@ -338,7 +355,7 @@ struct DropTaken {
 
 // In the order the weights are drawn in (a stored case names its commands).
 using Commands = CommandTable<Land, Open, Serve, Finish, Kill, Park, EndClean, EndError, SetRange, Update, Advance,
-                              Skip, Poke, Drop, ReadOn, DropTaken>;
+                              Skip, Poke, Drop, ReadOn, DropTaken, RangeInPeek>;
 
 // How a case's description writes a step: land(A,2), range(3..5), advance(400ms).
 std::string describe_step(const Step& step) {
@@ -350,7 +367,7 @@ std::string describe_step(const Step& step) {
         command == Commands::index_of<Serve>() || command == Commands::index_of<DropTaken>())
         text +=
             "(" + copy_letter(step.copy) + (names_group ? "," + std::to_string(step.sequence) : std::string()) + ")";
-    if (command == Commands::index_of<SetRange>())
+    if (command == Commands::index_of<SetRange>() || command == Commands::index_of<RangeInPeek>())
         text += "(" + std::to_string(step.sequence) + ".." +
                 (step.extra ? std::to_string(step.sequence + step.extra) : std::string()) + ")";
     if (command == Commands::index_of<Advance>()) text += "(" + std::to_string(step.extra * 100) + "ms)";
@@ -370,14 +387,19 @@ void apply(World& world, const Step& step, sim::Task& task) {
 }
 
 // The reader's own changes, as the task that owns the reader makes them.
-void apply_commands(World& world, model::ResumeReader& reader, const kio::Waiter& waiter) {
-    for (const Command& command : world.mailbox.collect(waiter)) {
+// `in_poll`: after a Ready peek of the poll under way (at that time), not before the poll.
+void apply_commands(World& world, Mailbox<Command>& mailbox, model::ResumeReader& reader, const kio::Waiter& waiter,
+                    std::optional<kio::Instant> in_poll = std::nullopt) {
+    for (const Command& command : mailbox.collect(waiter)) {
         if (command.kind == Command::Kind::set_range) {
             world.executor.record(sim::operation_event(
                 "set_range", {static_cast<std::int64_t>(command.start),
                               command.end ? static_cast<std::int64_t>(*command.end) : std::int64_t{-1}}));
             reader.set_range(command.start, command.end);
-            world.oracle.range_set(command.start, command.end);
+            if (in_poll)
+                world.oracle.range_set_in_poll(command.start, command.end, *in_poll);
+            else
+                world.oracle.range_set(command.start, command.end);
         } else if (command.kind == Command::Kind::skip) {
             world.executor.record(sim::operation_event("skip_ordered", {static_cast<std::int64_t>(command.start)}));
             reader.skip_ordered(command.start);
@@ -486,19 +508,44 @@ void follow(World& world, sim::Task& task) {
 
 using Answer = model::Next<model::GroupConsumer>;
 
+// With range changes posted for a peek: the reader's own peek first. A group in hand meets
+// the changes before the subscriber's poll takes it (or, dropped, walks again); any other
+// answer is the poll's, as the subscriber gives it, with no second walk.
+kio::Poll<Answer> poll_through_peek(World& world, model::TrackSubscriber& subscriber, const kio::Waiter& waiter,
+                                    sim::Task& task) {
+    auto peek = subscriber.reader().poll_peek_group(waiter, world.walk);
+    if (peek.is_pending()) return kio::Poll<Answer>::pending();
+    if (peek.value().is_end()) return Answer(model::End{});
+    if (peek.value().is_error()) return Answer(peek.value().error());
+    const model::Peek& offered = *peek.value().item();
+    trace_item(world.executor, "peek", offered.sequence, std::nullopt);
+    if (offered.group.aborted()) {
+        // Aborted during the walk: the subscriber's poll drops it and walks again (R17);
+        // the changes wait for a peek that stays.
+        world.oracle.peek_dropped(task.clock().now());
+        ++world.second_walks;
+    } else {
+        world.second_walks += world.in_peek.unread();
+        world.oracle.peeked(offered.sequence);
+        apply_commands(world, world.in_peek, subscriber.reader(), waiter, task.clock().now());
+    }
+    return subscriber.poll_group(waiter, world.walk);
+}
+
 // One poll of the subscriber, its answer told to the model (a group once its frames are read).
 kio::Poll<Answer> poll_once(World& world, model::TrackSubscriber& subscriber, const kio::Waiter& waiter,
                             sim::Task& task) {
-    apply_commands(world, subscriber.reader(), waiter);
+    apply_commands(world, world.mailbox, subscriber.reader(), waiter);
     world.oracle.poll_begun();
-    auto got = subscriber.poll_group(waiter, world.walk);
+    auto got = world.in_peek.unread() != 0 ? poll_through_peek(world, subscriber, waiter, task)
+                                           : subscriber.poll_group(waiter, world.walk);
     const bool walked = subscriber.reader().walk_counter(world.walk).walks != world.walks;
     world.walks = subscriber.reader().walk_counter(world.walk).walks;
     world.meters = subscriber.stats().polls;
     trace_gate(world.executor, !walked, world.walks);
     if (got.is_pending()) {
         trace_pending(world.executor, "group");
-        world.oracle.answered_pending(task.clock().now(), walked);
+        world.fail(world.oracle.answered_pending(task.clock().now(), walked));
     } else if (got.value().is_item()) {
         trace_item(world.executor, "group", got.value().item().sequence(), subscriber.reader().taken_from());
     } else {
@@ -551,20 +598,21 @@ void read(World& world, sim::Task& task) {
 }
 
 // Efficiency (not correctness): a re-poll nothing woke walks nothing, so every walk is
-// paid for by a wake, a poll from a fresh task, the poll after a Ready, or the gate's
-// set-up; and an idle poll builds no meter.
+// paid for by a wake, a poll from a fresh task, the poll after a Ready, the gate's set-up
+// or a peek dropped before its take (by a range change, or aborted); and an idle poll
+// builds no meter.
 void check_efficiency(World& world, const sim::TaskStats& stats) {
-    const std::uint64_t paid = stats.wakes + stats.fresh_polls + stats.ready + 2;
+    const std::uint64_t paid = stats.wakes + stats.fresh_polls + stats.ready + world.second_walks + 2;
     if (world.walks > paid)
         world.fail("W2: the reader walked " + std::to_string(world.walks) + " times for " + std::to_string(paid) +
-                   " wakes, fresh polls and ready answers");
+                   " wakes, fresh polls, ready answers and dropped peeks");
     if (world.meters > world.walks)
         world.fail("S1: the subscriber built " + std::to_string(world.meters) + " meters for " +
                    std::to_string(world.walks) + " walks");
 }
 
 // The small scope (properties/scope.hpp): copies A and B, groups 0-3, a range from 0 or
-// 1 to none or 0, skips to 1 and 2, both walks, the drives woken, inline, spurious and
+// 1 to none or 0 (and to 1 in a peek), skips to 1 and 2, both walks, the drives woken, inline, spurious and
 // fresh, the reader's default knobs, seed 0. Symmetry: renaming the copies (docs/TESTING.md).
 SmallScope resume_scope() {
     SmallScope scope;
@@ -578,6 +626,8 @@ SmallScope resume_scope() {
     }
     for (int start : {0, 1})
         for (int end : {0, 1}) steps.push_back({"range", 0, start, end});
+    // In a peek: the end back to 1, below a group held and then peeked (R12).
+    steps.push_back({"range_in_peek", 0, 0, 1});
     for (int extra : {0, 1}) steps.push_back({"update", 0, 0, extra});
     steps.push_back({"advance", 0, 0, 1});
     for (int floor : {1, 2}) steps.push_back({"skip", 0, floor, 0});

@@ -272,11 +272,11 @@ run_status 0 sweep --suite resume,gate --ops 2 --json "$work/small.json"
 check "sweep --ops 2 runs every resume case but the symmetric ones" python3 -c "
 import json, sys
 resume, gate = json.load(open('$work/small.json'))['suites']
-ok = (resume['enumerated'] == 14448 and resume['symmetric'] == 6384 and resume['run'] == 8064
+ok = (resume['enumerated'] == 15136 and resume['symmetric'] == 6608 and resume['run'] == 8528
       and resume['failed'] == 0 and gate['run'] == gate['enumerated'] == 1320)
 sys.exit(0 if ok else 1)"
 check "list --small-cases counts what the sweep ran" bash -c "'$moqsim' list --small-cases --suite resume --ops 2 |
-    grep -qx 'resume   --ops 2: 14448 cases, 6384 symmetric, 8064 to run'"
+    grep -qx 'resume   --ops 2: 15136 cases, 6608 symmetric, 8528 to run'"
 "$moqsim" list --small-cases --suite gate --ops 2 --json >"$work/small_cases.json"
 run_status 0 replay --suite gate --ops 2 --case 321 --seed 0
 check "replay --ops --case runs the case the listing has at that index" python3 -c "

@@ -227,3 +227,85 @@ TEST_CASE("a_model_past_its_bound_on_legal_states_stops_judging_the_readers_answ
     CHECK(bounded);
     CHECK_FALSE(unjudged);
 }
+
+// ---- a range change between a peek and its take ----
+
+// R5: a peek the new range still covers is what the poll hands out: another group, or no
+// group, is a violation; the peek itself is not.
+TEST_CASE("r5_a_poll_whose_range_change_kept_its_peek_hands_out_that_peek") {
+    for (const int answer : {0, 1, 2}) {
+        CAPTURE(answer);
+        History history;
+        history.serve(A);
+        history.land(A, 0);
+        history.land(A, 1);
+        history.model.poll_begun();
+        history.model.peeked(0);
+        history.model.range_set_in_poll(0, 5, history.now);
+        if (answer == 0) CHECK_FALSE(history.model.answered_group(0, {ResumeModel::payload(A, 0)}, history.now));
+        if (answer == 1) {
+            const auto verdict = history.model.answered_group(1, {ResumeModel::payload(A, 1)}, history.now);
+            REQUIRE(verdict);
+            CHECK(verdict->starts_with("R5: the poll answered group 1 after a range change kept its peek of group 0"));
+        }
+        if (answer == 2) {
+            const auto verdict = history.model.answered_pending(history.now);
+            REQUIRE(verdict);
+            CHECK(verdict->starts_with("R5: the poll answered no group"));
+        }
+    }
+}
+
+// R12: the walk that peeked under the old end held the groups past it; with a window of
+// one, it dropped 2 and kept 1. A peek the new range drops is one that never was, and the
+// reader parked once it handed out 1 has missed no wake under that reading of the bound.
+// Told before the poll instead, the same range makes 2 owed.
+TEST_CASE("r12_groups_held_under_the_end_a_peek_met_stay_held_after_the_range_moves") {
+    for (const bool in_poll : {true, false}) {
+        CAPTURE(in_poll);
+        History history{1};
+        history.serve(A);
+        history.land(A, 0);
+        history.land(A, 1);
+        history.land(A, 2);
+        history.model.range_set(0, 1);
+        history.model.poll_begun();
+        if (in_poll) {
+            history.model.peeked(0);
+            history.model.range_set_in_poll(0, std::nullopt, history.now);
+        } else {
+            history.model.range_set(0, std::nullopt);
+        }
+        REQUIRE_FALSE(history.model.answered_group(0, {ResumeModel::payload(A, 0)}, history.now));
+        REQUIRE_FALSE(history.model.group_ended(0, std::nullopt));
+        REQUIRE_FALSE(history.take(A, 1));
+        REQUIRE_FALSE(history.model.group_ended(1, std::nullopt));
+        history.model.poll_begun();
+        CHECK_FALSE(history.model.answered_pending(history.now));
+        const auto parked = history.model.quiescent(history.now);
+        CHECK_MESSAGE(parked.has_value() != in_poll, parked.value_or("no verdict"));
+    }
+}
+
+// R3: a peek the range drops ends its walk; the poll walks again, and may adopt another
+// generation after the one the peek's walk adopted. A's group 1 is then A's as a replaced
+// copy, within its until; told as one window, the poll could only have adopted one.
+TEST_CASE("r3_a_poll_whose_peek_was_dropped_walks_again_under_a_later_generation") {
+    for (const bool dropped : {true, false}) {
+        CAPTURE(dropped);
+        History history;
+        history.model.poll_begun();
+        history.serve(A);
+        history.land(A, 0);
+        history.land(A, 1);
+        if (dropped) {
+            history.model.peeked(0);
+            history.model.range_set_in_poll(1, std::nullopt, history.now);  // 0 is below the new start
+        }
+        history.serve(B);
+        history.land(B, 2);
+        if (!dropped) history.model.range_set(1, std::nullopt);
+        REQUIRE_FALSE(history.model.answered_group(2, {ResumeModel::payload(B, 2)}, history.now));
+        CHECK(history.take(A, 1).has_value() != dropped);
+    }
+}
