@@ -612,8 +612,9 @@ void check_efficiency(World& world, const sim::TaskStats& stats) {
 }
 
 // The small scope (properties/scope.hpp): copies A and B, groups 0-3, a range from 0 or
-// 1 to none or 0 (and to 1 in a peek), skips to 1 and 2, both walks, the drives woken, inline, spurious and
-// fresh, the reader's default knobs, seed 0. Symmetry: renaming the copies (docs/TESTING.md).
+// 1 to none or 0 (and to 1 in a peek), skips to 1 and 2, both walks, the drives woken,
+// inline, spurious and fresh, the reader's default knobs, seed 0. Symmetry: renaming the
+// copies (docs/TESTING.md).
 SmallScope resume_scope() {
     SmallScope scope;
     std::vector<nlohmann::json> steps;
