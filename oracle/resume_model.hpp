@@ -71,6 +71,8 @@ public:
     // generation of the window so far and let go of nothing (it found a group); the next
     // walk of the poll reads from here on.
     void peek_dropped(kio::Instant now);
+    // A peek told by `peeked` that no range change since has dropped: the poll's answer.
+    [[nodiscard]] bool peek_in_hand() const { return peek_kept_.has_value(); }
     // A range change its task made inside a poll, after the peek (R5): a peek the new
     // range covers is what the poll's take hands out; one it drops was never offered, and
     // the poll walks again from here. Either way the walk that peeked may have held groups

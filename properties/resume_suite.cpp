@@ -98,8 +98,8 @@ struct World {
     // The driver's `range_in_peek`: range changes the reader makes between its next Ready
     // peek and that peek's take. Posted without a wake: they wait for a poll that peeks.
     Mailbox<Command> in_peek;
-    // Range changes applied in a peek, and peeks aborted during their walk: each may cost
-    // the poll a second walk.
+    // Peeks a range change dropped, or aborted during their walk: each costs its poll a
+    // second walk.
     std::uint64_t second_walks = 0;
     std::vector<std::uint64_t> taken_unread;  // handed on unread since the last read_on
     // A land under way: its group is in its copy before its frame is written.
@@ -525,9 +525,10 @@ kio::Poll<Answer> poll_through_peek(World& world, model::TrackSubscriber& subscr
         world.oracle.peek_dropped(task.clock().now());
         ++world.second_walks;
     } else {
-        world.second_walks += world.in_peek.unread();
         world.oracle.peeked(offered.sequence);
         apply_commands(world, world.in_peek, subscriber.reader(), waiter, task.clock().now());
+        // Dropped by the rules (R5): the subscriber's poll walks again.
+        if (!world.oracle.peek_in_hand()) ++world.second_walks;
     }
     return subscriber.poll_group(waiter, world.walk);
 }
