@@ -221,24 +221,24 @@ void ResumeModel::range_set(std::uint64_t start, std::optional<std::uint64_t> en
 }
 
 void ResumeModel::range_set_in_poll(std::uint64_t start, std::optional<std::uint64_t> end, kio::Instant now) {
-    if (!peek_kept_) {
+    if (!peek_in_hand_) {
         // An earlier change dropped the peek: nothing walked since.
         range_set(start, end);
         return;
     }
     note_held_past_end(window_states(now));
     range_set(start, end);
-    if (!in_range(*peek_kept_)) peek_dropped(now);
+    if (!in_range(*peek_in_hand_)) peek_dropped(now);
 }
 
 void ResumeModel::peek_dropped(kio::Instant now) {
-    peek_kept_.reset();
+    peek_in_hand_.reset();
     narrow_to(window_states(now));
     poll_begun();
 }
 
 std::optional<std::string> ResumeModel::kept_peek_answered(std::optional<std::uint64_t> sequence) {
-    const std::optional<std::uint64_t> kept = std::exchange(peek_kept_, std::nullopt);
+    const std::optional<std::uint64_t> kept = std::exchange(peek_in_hand_, std::nullopt);
     if (!kept || sequence == kept) return std::nullopt;
     return "R5: the poll answered " + (sequence ? "group " + std::to_string(*sequence) : std::string("no group")) +
            " after a range change kept its peek of group " + std::to_string(*kept);

@@ -63,22 +63,22 @@ public:
 
     // The reader's own changes, made by its task before a poll.
     void range_set(std::uint64_t start, std::optional<std::uint64_t> end);
+    void skipped(std::uint64_t floor);
     // Inside a poll, a walk's Ready peek of `sequence`, before the take: told only where
     // the reader's task changes its range before that take.
-    void peeked(std::uint64_t sequence) { peek_kept_ = sequence; }
+    void peeked(std::uint64_t sequence) { peek_in_hand_ = sequence; }
     // The peek in hand is gone before its take: its group was aborted by the time it
     // answered (R17), or a range change dropped it. The walk that made it adopted a
     // generation of the window so far and let go of nothing (it found a group); the next
     // walk of the poll reads from here on.
     void peek_dropped(kio::Instant now);
     // A peek told by `peeked` that no range change since has dropped: the poll's answer.
-    [[nodiscard]] bool peek_in_hand() const { return peek_kept_.has_value(); }
+    [[nodiscard]] bool peek_in_hand() const { return peek_in_hand_.has_value(); }
     // A range change its task made inside a poll, after the peek (R5): a peek the new
     // range covers is what the poll's take hands out; one it drops was never offered, and
     // the poll walks again from here. Either way the walk that peeked may have held groups
     // past the old end (R12), which stay held.
     void range_set_in_poll(std::uint64_t start, std::optional<std::uint64_t> end, kio::Instant now);
-    void skipped(std::uint64_t floor);
 
     // The reader's answers. A poll begins; its answer comes once the poll returns.
     void poll_begun();
@@ -311,7 +311,7 @@ private:
     std::optional<std::uint64_t> newest_handed_out_;
     std::optional<std::uint64_t> floor_;                     // a sequence walk's: last handed out or skipped to
     std::set<std::pair<int, std::uint64_t>> held_past_end_;  // (copy, sequence) an arrival walk may hold
-    std::optional<std::uint64_t> peek_kept_;                 // the peek in hand in this poll, kept so far (R5)
+    std::optional<std::uint64_t> peek_in_hand_;              // the peek in hand in this poll, kept so far (R5)
     bool ended_ = false;
     std::map<std::uint64_t, GroupRead> group_reads_;
     std::map<std::uint64_t, std::optional<model::Error>> group_endings_;  // the reads that ended
