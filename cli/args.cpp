@@ -29,7 +29,7 @@ std::uint64_t parse_count(std::string_view text, std::string_view what, std::uin
 
 sim::StrategyKind parse_strategy_name(std::string_view text) {
     if (auto kind = sim::parse_strategy(text)) return *kind;
-    throw UsageError("unknown strategy '" + std::string(text) + "' (fifo, random or pct)");
+    throw UsageError("unknown strategy '" + std::string(text) + "' (" + sim::strategy_names() + ")");
 }
 
 properties::Mix parse_mix_name(std::string_view text) {

@@ -93,10 +93,10 @@ int list(const Program&, const std::vector<std::string>& arguments) {
     }
     if (options.suites) list_suites(options, !options.strategies && !options.sites && !options.probes);
     if (options.strategies) {
-        std::printf(
-            "strategies:\n  fifo     the run queue in order, no preemption\n"
-            "  random   a seeded uniform pick; preempts at schedule points (default)\n"
-            "  pct      probabilistic concurrency testing: random priorities, change points\n");
+        std::printf("strategies:\n");
+        for (const sim::StrategyKind kind : sim::strategies())
+            std::printf("  %-8s %s\n", std::string(sim::strategy_name(kind)).c_str(),
+                        std::string(sim::strategy_summary(kind)).c_str());
     }
     if (options.sites) {
         std::printf("mutation sites%s:\n", mutation::mutants_enabled() ? "" : " (this build cannot switch them off)");

@@ -84,7 +84,7 @@ struct ChosenCase {
 std::unique_ptr<properties::Case> small_case_with_seed(const properties::Suite& suite, int ops, std::uint64_t index,
                                                        std::uint64_t seed) {
     try {
-        return properties::with_seed(suite, *properties::small_case(suite, ops, index), seed);
+        return properties::with_seed(suite, *properties::small_case(suite, ops, index), index, seed);
     } catch (const std::invalid_argument& error) {
         throw UsageError(error.what());
     }

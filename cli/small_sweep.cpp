@@ -54,9 +54,9 @@ public:
         for (const nlohmann::json& failure : failures_) {
             // Run as the sweep ran it: the watchdog names it as it named the case.
             watchdog::at(failure["case"].get<std::uint64_t>(), failure["seed"].get<std::uint64_t>());
-            const auto value = properties::with_seed(
-                suite_, *properties::small_case(suite_, *options_.ops, failure["case"].get<std::uint64_t>()),
-                failure["seed"].get<std::uint64_t>());
+            const std::uint64_t index = failure["case"].get<std::uint64_t>();
+            const auto value = properties::with_seed(suite_, *properties::small_case(suite_, *options_.ops, index),
+                                                     index, failure["seed"].get<std::uint64_t>());
             const properties::CaseOutcome again = value->run(properties::RunSettings{options_.strategy, false});
             if (again.digest == failure["digest"].get<std::uint64_t>()) continue;
             same = false;
@@ -93,7 +93,7 @@ private:
                 small_replay_command(*program, suite, ops, hung_index, hung_seed, strategy, mutant)};
         });
         watchdog::at(index, seed);
-        const auto seeded = properties::with_seed(suite_, value, seed);
+        const auto seeded = properties::with_seed(suite_, value, index, seed);
         const properties::CaseOutcome outcome = seeded->run(properties::RunSettings{options_.strategy, false});
         ++run_;
         if (outcome.ok) return true;

@@ -25,15 +25,17 @@ sim::Options simulation_options(std::uint64_t seed, Drive drive, const RunSettin
     options.seed = seed;
     options.strategy.kind = settings.strategy;
     options.strategy.pct_depth = 3;
+    options.strategy.task_events = settings.task_events;
     options.keep_trace = settings.keep_trace;
-    options.chooser = settings.chooser;
+    options.record_decisions = settings.record_decisions;
+    options.decider = settings.decider;
     options.parked_at_quiescence_is_quiet = true;
     options.max_steps = 50000;
     options.stack_size = std::size_t{128} * 1024;
     switch (drive) {
         case Drive::woken: break;
-        case Drive::spurious: options.spurious_polls_per_1000 = 300; break;
-        case Drive::fresh: options.fresh_task_polls_per_1000 = 150; break;
+        case Drive::spurious: options.spurious_polls = true; break;
+        case Drive::fresh: options.fresh_task_polls = true; break;
         case Drive::eager: options.eager = true; break;
         case Drive::inlined:
             options.inline_wakes = true;
@@ -93,6 +95,10 @@ CaseOutcome outcome_of(const sim::RunResult& result, const std::string& violatio
         outcome.message = violation;
     }
     if (executor.keeps_trace()) outcome.trace = executor.trace().take_entries();
+    outcome.decisions = result.decisions;
+    outcome.costly_choices = result.costly_choices;
+    for (std::uint32_t task = 0; task < executor.task_count(); ++task)
+        outcome.task_events.push_back(executor.task_stats(task).events);
     return outcome;
 }
 

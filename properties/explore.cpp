@@ -1,13 +1,15 @@
 #include "properties/explore.hpp"
 
+#include "sim/choice_list.hpp"
+
 namespace moq::properties {
 
 sim::ExploreTotals explore_case(const Case& value, const sim::ExploreOptions& options, sim::ExploreState& state,
                                 RunSettings settings) {
     settings.keep_trace = false;
-    const auto run = [&value, &settings](sim::Chooser& chooser) {
+    const auto run = [&value, &settings](sim::Decider& decider) {
         RunSettings decided = settings;
-        decided.chooser = &chooser;
+        decided.decider = &decider;
         CaseOutcome outcome = value.run(decided);
         return sim::RunVerdict{outcome.ok, std::move(outcome.message), outcome.digest};
     };
@@ -16,7 +18,7 @@ sim::ExploreTotals explore_case(const Case& value, const sim::ExploreOptions& op
 
 DecidedRun run_decisions(const Case& value, const std::vector<sim::Decision>& decisions, RunSettings settings) {
     sim::ChoiceList list(decisions);
-    settings.chooser = &list;
+    settings.decider = &list;
     DecidedRun run;
     run.outcome = value.run(settings);
     const std::optional<std::size_t> diverged = list.diverged_at();

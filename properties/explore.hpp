@@ -8,7 +8,7 @@
 namespace moq::properties {
 
 // The schedules of `value` under `settings` (its strategy names the runs in their traces;
-// its chooser is the explorer's). Adds to `state`, and returns this case's totals.
+// its decider is the explorer's). Adds to `state`, and returns this case's totals.
 sim::ExploreTotals explore_case(const Case& value, const sim::ExploreOptions& options, sim::ExploreState& state,
                                 RunSettings settings = {});
 

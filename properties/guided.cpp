@@ -200,7 +200,7 @@ std::string guided_encode(const Suite& suite, const Case& value, const std::vect
     return encode_json(suite, value.to_json(), decisions);
 }
 
-std::uint32_t ByteChooser::answer(std::uint8_t byte, const sim::DecisionPoint& point) {
+std::uint32_t ByteDecider::answer(std::uint8_t byte, const sim::DecisionPoint& point) {
     if (point.options <= 1) return point.fallback;
     if (!point.costly) return byte % point.options;
     // The share of bytes (of 256) that leave the default: the random strategy's rates.
@@ -217,23 +217,20 @@ std::uint8_t tail_byte(std::uint64_t seed, std::size_t at) {
     return static_cast<std::uint8_t>(mixed ^ (mixed >> 31));
 }
 
-std::uint32_t ByteChooser::choose(const sim::DecisionPoint& point) {
-    const std::size_t at = recorded_.size();
-    const std::uint8_t byte = at < bytes_.size() ? bytes_[at] : tail_byte(tail_, at);
-    const std::uint32_t choice = answer(byte, point);
-    if (point.costly && choice != point.fallback) ++costly_choices_;
-    recorded_.push_back(sim::Decision{point.kind, point.options, choice, point.where, point.fallback});
-    return choice;
+std::uint32_t ByteDecider::choose(const sim::DecisionPoint& point) {
+    const std::size_t at = asked_++;
+    return answer(at < bytes_.size() ? bytes_[at] : tail_byte(tail_, at), point);
 }
 
 GuidedRun guided_run(const GuidedInput& input) {
-    ByteChooser chooser(input.decisions, input.case_hash);
+    ByteDecider bytes(input.decisions, input.case_hash);
     RunSettings settings;
-    settings.chooser = &chooser;
+    settings.decider = &bytes;
+    settings.record_decisions = true;
     GuidedRun run;
     run.outcome = input.value->run(settings);
-    run.decisions = chooser.recorded();
-    run.costly_choices = chooser.costly_choices();
+    run.decisions = std::move(run.outcome.decisions);
+    run.costly_choices = run.outcome.costly_choices;
     return run;
 }
 

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "properties/suite.hpp"
-#include "sim/decisions.hpp"
+#include "sim/decider.hpp"
 
 namespace moq::properties {
 
@@ -51,23 +51,18 @@ std::string guided_encode(const Suite& suite, const Case& value, const std::vect
 // draws: a choice without a cost (which task runs when the current cannot, a timer tie)
 // uniformly, `byte % options`; a costly one (a switch at a schedule point, a fault the
 // drive leaves open) off its default when the byte falls below its share, a quarter for a
-// switch and an eighth for a fault, and then among the other choices. Keeps every
-// decision made, which a decisions file stores for `moqsim replay --decisions`.
-class ByteChooser final : public sim::Chooser {
+// switch and an eighth for a fault, and then among the other choices.
+class ByteDecider final : public sim::Decider {
 public:
-    ByteChooser(const std::vector<std::uint8_t>& bytes, std::uint64_t tail_seed) : bytes_(bytes), tail_(tail_seed) {}
+    ByteDecider(const std::vector<std::uint8_t>& bytes, std::uint64_t tail_seed) : bytes_(bytes), tail_(tail_seed) {}
     std::uint32_t choose(const sim::DecisionPoint& point) override;
-    [[nodiscard]] const std::vector<sim::Decision>& recorded() const { return recorded_; }
-    // How many costly choices left their default: the preemption bound the run used.
-    [[nodiscard]] std::uint32_t costly_choices() const { return costly_choices_; }
     // The choice `byte` gives at `point`.
     static std::uint32_t answer(std::uint8_t byte, const sim::DecisionPoint& point);
 
 private:
     const std::vector<std::uint8_t>& bytes_;
     std::uint64_t tail_;
-    std::vector<sim::Decision> recorded_;
-    std::uint32_t costly_choices_ = 0;
+    std::size_t asked_ = 0;
 };
 
 // The byte the tail gives decision `at` of a run whose tail is drawn from `seed`: a

@@ -56,25 +56,25 @@ TEST_CASE("each_byte_answers_one_decision_as_the_random_strategy_draws") {
     moq::sim::DecisionPoint pick;
     pick.kind = moq::sim::DecisionKind::pick;
     pick.options = 3;
-    CHECK(moq::properties::ByteChooser::answer(5, pick) == 2);  // uniform: 5 % 3
-    CHECK(moq::properties::ByteChooser::answer(4, pick) == 1);
+    CHECK(moq::properties::ByteDecider::answer(5, pick) == 2);  // uniform: 5 % 3
+    CHECK(moq::properties::ByteDecider::answer(4, pick) == 1);
     moq::sim::DecisionPoint preempt;
     preempt.kind = moq::sim::DecisionKind::preempt;
     preempt.options = 2;
     preempt.fallback = 0;
     preempt.costly = true;
-    CHECK(moq::properties::ByteChooser::answer(63, preempt) == 1);  // a quarter of the bytes switch
-    CHECK(moq::properties::ByteChooser::answer(64, preempt) == 0);
+    CHECK(moq::properties::ByteDecider::answer(63, preempt) == 1);  // a quarter of the bytes switch
+    CHECK(moq::properties::ByteDecider::answer(64, preempt) == 0);
     moq::sim::DecisionPoint fault;
     fault.kind = moq::sim::DecisionKind::spurious_poll;
     fault.options = 4;
     fault.fallback = 0;
     fault.costly = true;
-    CHECK(moq::properties::ByteChooser::answer(31, fault) == 2);  // an eighth: 1 + 31 % 3
-    CHECK(moq::properties::ByteChooser::answer(32, fault) == 0);
+    CHECK(moq::properties::ByteDecider::answer(31, fault) == 2);  // an eighth: 1 + 31 % 3
+    CHECK(moq::properties::ByteDecider::answer(32, fault) == 0);
     // Off the default, a costly choice never lands on it.
     for (unsigned byte = 0; byte < 32; ++byte)
-        CHECK(moq::properties::ByteChooser::answer(static_cast<std::uint8_t>(byte), fault) != 0);
+        CHECK(moq::properties::ByteDecider::answer(static_cast<std::uint8_t>(byte), fault) != 0);
 }
 
 TEST_CASE("the_bytes_answer_first_and_the_seeded_tail_after_them") {
@@ -86,9 +86,9 @@ TEST_CASE("the_bytes_answer_first_and_the_seeded_tail_after_them") {
     std::vector<std::uint32_t> first;
     std::vector<std::uint32_t> again;
     std::vector<std::uint32_t> other;
-    moq::properties::ByteChooser one(bytes, 42);
-    moq::properties::ByteChooser two(bytes, 42);
-    moq::properties::ByteChooser three(bytes, 43);
+    moq::properties::ByteDecider one(bytes, 42);
+    moq::properties::ByteDecider two(bytes, 42);
+    moq::properties::ByteDecider three(bytes, 43);
     for (int i = 0; i < 200; ++i) {
         first.push_back(one.choose(point));
         again.push_back(two.choose(point));
@@ -101,8 +101,6 @@ TEST_CASE("the_bytes_answer_first_and_the_seeded_tail_after_them") {
     const auto switches = std::count(first.begin() + 2, first.end(), 1u);
     CHECK(switches > 20);  // about a quarter of 198
     CHECK(switches < 80);
-    REQUIRE(one.recorded().size() == 200);
-    CHECK(one.recorded()[0].choice == 1);
 }
 
 TEST_CASE("bytes_equal_to_the_tail_leave_the_schedule_as_it_was") {
@@ -110,8 +108,8 @@ TEST_CASE("bytes_equal_to_the_tail_leave_the_schedule_as_it_was") {
     const std::vector<std::uint8_t> none;
     std::vector<std::uint8_t> written;
     for (std::size_t at = 0; at < 5; ++at) written.push_back(moq::properties::tail_byte(77, at));
-    moq::properties::ByteChooser bare(none, 77);
-    moq::properties::ByteChooser spelled(written, 77);
+    moq::properties::ByteDecider bare(none, 77);
+    moq::properties::ByteDecider spelled(written, 77);
     moq::sim::DecisionPoint point;
     point.kind = moq::sim::DecisionKind::pick;
     point.options = 7;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "properties/scope.hpp"
+#include "sim/random.hpp"
 
 namespace moq::properties {
 
@@ -283,9 +284,11 @@ std::optional<SmallCasePlace> find_small_case(const Suite& suite, const nlohmann
     return place;
 }
 
-std::unique_ptr<Case> with_seed(const Suite& suite, const Case& value, std::uint64_t seed) {
+std::unique_ptr<Case> with_seed(const Suite& suite, const Case& value, std::uint64_t index, std::uint64_t seed) {
     nlohmann::json json = value.to_json();
-    if (json.is_object() && json.contains("seed")) json["seed"] = seed;
+    // Below 2^53, as every case's seed: a JSON number a reader of doubles keeps exactly.
+    if (json.is_object() && json.contains("seed"))
+        json["seed"] = sim::splitmix64_mix(seed * sim::splitmix64_gamma ^ index) >> 11;
     return suite.from_json(json);
 }
 

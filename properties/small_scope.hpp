@@ -53,8 +53,8 @@ struct SmallCasePlace {
 };
 std::optional<SmallCasePlace> find_small_case(const Suite& suite, const nlohmann::json& value);
 
-// `value` with its "seed" (if it has one) set to `seed`: a small case as a sweep with
-// that seed runs it.
-std::unique_ptr<Case> with_seed(const Suite& suite, const Case& value, std::uint64_t seed);
+// Small case `index` (`value`) as a sweep with `seed` runs it: its "seed" (if it has one)
+// drawn from both, so the cases of one sweep do not all run one schedule.
+std::unique_ptr<Case> with_seed(const Suite& suite, const Case& value, std::uint64_t index, std::uint64_t seed);
 
 }  // namespace moq::properties

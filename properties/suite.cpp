@@ -11,6 +11,18 @@ rc::Random case_random(std::uint64_t seed, std::uint64_t index) {
 
 int case_size(std::uint64_t index) { return static_cast<int>(index % 101); }
 
+CaseOutcome Case::run(const RunSettings& settings) const {
+    if (settings.strategy != sim::StrategyKind::surw || settings.decider || !settings.task_events.empty())
+        return run_once(settings);
+    // SURW weighs each task by its events to come: a trial run of the same case, as a
+    // random walk, counts them (as shuttle's uniform random scheduler estimates them).
+    RunSettings trial;
+    trial.strategy = sim::StrategyKind::random;
+    RunSettings weighted = settings;
+    weighted.task_events = run_once(trial).task_events;
+    return run_once(weighted);
+}
+
 std::vector<std::string> Suite::operation_kinds(const Case& value) const {
     std::vector<std::string> kinds;
     const nlohmann::json json = value.to_json();

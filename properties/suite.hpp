@@ -19,18 +19,24 @@
 #include "properties/scope.hpp"
 #include "properties/swarm.hpp"
 
-#include "sim/decisions.hpp"
+#include "sim/decider.hpp"
 #include "sim/strategy.hpp"
 #include "sim/trace.hpp"
 
 namespace moq::properties {
 
 struct RunSettings {
+    // The seeded decider of the run, from the case's seed (sim/strategy.hpp).
     sim::StrategyKind strategy = sim::StrategyKind::random;
     bool keep_trace = false;
-    // Asked instead of the strategy and the seed's drive draws at every decision of the
-    // run (sim/decisions.hpp): an explored or a replayed schedule. Not owned.
-    sim::Chooser* chooser = nullptr;
+    // Asked instead of the strategy at every decision of the run (sim/decisions.hpp): an
+    // explored, replayed or guided schedule. Not owned.
+    sim::Decider* decider = nullptr;
+    // surw: each task's expected events. Empty: Case::run counts them in a trial run of
+    // the case under the random strategy first.
+    std::vector<std::uint32_t> task_events{};
+    // Keep every decision of the run (CaseOutcome::decisions).
+    bool record_decisions = false;
 };
 
 struct CaseOutcome {
@@ -40,18 +46,30 @@ struct CaseOutcome {
     std::uint64_t answers_digest = 0;  // the readers' answers alone (sim::Trace::answers_digest)
     std::uint64_t steps = 0;
     std::vector<sim::TraceEntry> trace;  // the run's events, when kept
+    // Each task's decision points (sim::TaskStats::events), by task id.
+    std::vector<std::uint32_t> task_events{};
+    // With RunSettings::record_decisions: every decision, and how many left a costly
+    // default (the preemption bound the run used).
+    std::vector<sim::Decision> decisions{};
+    std::uint32_t costly_choices = 0;
 };
 
 class Case {
 public:
     virtual ~Case() = default;
-    [[nodiscard]] virtual CaseOutcome run(const RunSettings& settings) const = 0;
+    // One run of the case under `settings` (two for surw without its events: the trial
+    // run that counts them, then the run).
+    [[nodiscard]] CaseOutcome run(const RunSettings& settings) const;
     [[nodiscard]] virtual nlohmann::json to_json() const = 0;
     [[nodiscard]] virtual std::string describe() const = 0;
     [[nodiscard]] virtual std::unique_ptr<Case> clone() const = 0;
     // The first smaller case (in RapidCheck's shrink order) for which `fails` holds.
     [[nodiscard]] virtual std::unique_ptr<Case> first_failing_shrink(
         const std::function<bool(const Case&)>& fails) const = 0;
+
+protected:
+    // One run, as the suite makes it.
+    [[nodiscard]] virtual CaseOutcome run_once(const RunSettings& settings) const = 0;
 };
 
 class Suite {
@@ -104,7 +122,7 @@ class TypedCase final : public Case {
 public:
     explicit TypedCase(rc::Shrinkable<V> shrinkable) : shrinkable_(std::move(shrinkable)) {}
 
-    [[nodiscard]] CaseOutcome run(const RunSettings& settings) const override {
+    [[nodiscard]] CaseOutcome run_once(const RunSettings& settings) const override {
         return Traits::run(shrinkable_.value(), settings);
     }
     [[nodiscard]] nlohmann::json to_json() const override { return Traits::to_json(shrinkable_.value()); }

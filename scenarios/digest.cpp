@@ -36,8 +36,10 @@ int main(int argc, char** argv) {
                         options.inline_wakes = true;
                         options.wake_points = true;
                     } else {
-                        options.spurious_polls_per_1000 = 100;
-                        options.fresh_task_polls_per_1000 = 50;
+                        options.spurious_polls = true;
+                        options.strategy.spurious_polls_per_1000 = 100;
+                        options.fresh_task_polls = true;
+                        options.strategy.fresh_task_polls_per_1000 = 50;
                     }
                     const auto result = scenario.run(options);
                     std::printf("%.*s%s %.*s %llu %016llx %016llx %.*s\n", static_cast<int>(scenario.name.size()),

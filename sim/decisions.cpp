@@ -1,6 +1,7 @@
 #include "sim/decisions.hpp"
 
-#include <algorithm>
+#include <array>
+#include <utility>
 
 namespace moq::sim {
 
@@ -29,41 +30,10 @@ std::optional<DecisionKind> parse_decision_kind(std::string_view name) {
     return std::nullopt;
 }
 
-void Footprint::add(std::uint32_t object) {
-    if (!known_) return;
-    if (object == 0) {
-        known_ = false;
-        return;
-    }
-    const auto end = objects_.begin() + count_;
-    if (std::find(objects_.begin(), end, object) != end) return;
-    if (count_ == capacity) {
-        known_ = false;
-        return;
-    }
-    objects_[count_++] = object;
-}
-
-bool Footprint::independent_of(const Footprint& other) const {
-    if (!known_ || !other.known_) return false;
-    for (std::uint8_t i = 0; i < count_; ++i)
-        for (std::uint8_t j = 0; j < other.count_; ++j)
-            if (objects_[i] == other.objects_[j]) return false;
-    return true;
-}
-
-std::uint32_t ChoiceList::choose(const DecisionPoint& point) {
-    const std::size_t index = recorded_.size();
-    std::uint32_t choice = point.fallback;
-    if (!diverged_at_ && index < expected_.size()) {
-        const Decision& wanted = expected_[index];
-        if (wanted.kind == point.kind && wanted.options == point.options && wanted.choice < point.options)
-            choice = wanted.choice;
-        else
-            diverged_at_ = index;
-    }
-    recorded_.push_back(Decision{point.kind, point.options, choice, point.where, point.fallback});
-    return choice;
+kio::Duration clock_jump_size(kio::Duration max, std::uint32_t choice) {
+    const std::int64_t largest = max.count() > 0 ? max.count() - 1 : 0;
+    return kio::Duration(largest / static_cast<std::int64_t>(clock_jump_sizes) * static_cast<std::int64_t>(choice) +
+                         (choice == clock_jump_sizes ? largest % static_cast<std::int64_t>(clock_jump_sizes) : 0));
 }
 
 std::string describe_decisions(const std::vector<Decision>& decisions) {

@@ -89,9 +89,7 @@ std::string RunResult::report(std::string_view replay_command) const {
 const kio::Waiter& Task::begin_poll() {
     TaskSlot& slot = *slot_;
     Executor& executor = *executor_;
-    if (executor.options_.fresh_task_polls_per_1000 != 0 &&
-        (executor.options_.chooser ? executor.choose_fresh_poll()
-                                   : executor.random_.chance(executor.options_.fresh_task_polls_per_1000, 1000))) {
+    if (executor.options_.fresh_task_polls && executor.choose_fresh_poll()) {
         // The same body, polled from another task from now on.
         slot.identity = executor.new_wake_target(slot.id);
         ++slot.stats.fresh_polls;
@@ -149,11 +147,13 @@ Executor::Executor(Options options)
     : options_(std::move(options)),
       random_(options_.seed),
       task_random_(random_.fork(1)),
-      strategy_(make_strategy(options_.strategy, random_.fork(2))),
+      own_decider_(options_.decider ? nullptr : make_strategy(options_.strategy, random_.fork(2))),
+      decider_(options_.decider ? options_.decider : own_decider_.get()),
+      footprints_(decider_->wants_footprints()),
+      wants_state_(decider_->wants_state()),
       trace_(options_.keep_trace),
       now_(clock_.now().since_start.count()) {
-    trace_event(Event{.kind = EventKind::seed, .code = static_cast<std::uint8_t>(options_.strategy.kind)}.with(
-        0, static_cast<std::int64_t>(options_.seed)));
+    trace_event(Event{.kind = EventKind::seed}.with(0, static_cast<std::int64_t>(options_.seed)));
 }
 
 Executor::~Executor() {
@@ -220,14 +220,14 @@ std::uint32_t Executor::spawn(std::string name, std::function<void(Task&)> body)
     if (running_) {
         raw->fiber_pending = true;
         // Ids go in the order of spawns: two steps that spawn do not commute.
-        if (options_.chooser) options_.chooser->touched(&tasks_);
+        touch(&tasks_);
     } else {
         make_fiber(*raw);
     }
     trace_event(Event{.kind = EventKind::spawn, .task = raw->id, .name = raw->name.c_str()});
     tasks_.push_back(std::move(slot));
     ++unfinished_;
-    strategy_->spawned(raw->id);
+    decider_->spawned(raw->id);
     runnable_.push_back(raw->id);
     return raw->id;
 }
@@ -371,17 +371,11 @@ void Executor::preempt_point(const char* where, const void* object) {
     TaskSlot* slot = running_;
     if (!slot) return;
     if (!options_.wake_points && kio::is_wake_point(where)) {
-        if (options_.chooser) options_.chooser->touched(object);  // the step goes on past it
+        touch(object);  // the step goes on past it
         return;
     }
-    if (options_.chooser) {
-        choose_preempt(*slot, where, object);
-        return;
-    }
-    if (!strategy_->preempt(slot->id, runnable_except(slot->id))) return;
-    trace_event(Event{.kind = EventKind::preempt, .task = slot->id, .name = where});
-    make_runnable(*slot);
-    suspend(*slot);
+    ++slot->stats.events;
+    choose_preempt(*slot, where, object);
 }
 
 void Executor::schedule_point_hook(const char* where, const void* object) {
@@ -470,10 +464,8 @@ void Executor::block_on(const void* object) {
     slot.state = TaskSlot::State::parked;
     touched_task(slot);
     // Its next step tries the lock again: it touches the lock.
-    if (options_.chooser) {
-        slot.resume_object = object;
-        slot.stopped_at = "blocked";
-    }
+    slot.resume_object = object;
+    slot.stopped_at = "blocked";
     suspend(slot);
 }
 
@@ -511,6 +503,11 @@ RunResult Executor::finish(Outcome outcome, std::string message) {
     result.digest = trace_.digest();
     result.answers_digest = trace_.answers_digest();
     result.time = clock_.now();
+    result.decisions.reserve(taken_.size());
+    for (const Taken& taken : taken_) {
+        result.decisions.push_back(Decision{taken.kind, taken.options, taken.choice, taken.where, taken.fallback});
+        if (taken.costly && taken.choice != taken.fallback) ++result.costly_choices;
+    }
     return result;
 }
 
@@ -539,7 +536,7 @@ RunResult Executor::run() {
     const kio::SyncHooks* previous_sync = kio::sync_hooks.load();
     kio::set_sync_hooks(&sync_hooks);
     const kio::CoreLockObserver previous_observer = kio::core_lock_observer.load();
-    if (options_.chooser) kio::core_lock_observer.store(&Executor::touched_hook);
+    if (footprints_) kio::core_lock_observer.store(&Executor::touched_hook);
     in_run_ = true;
     const util::AssertionHandler previous_handler = util::set_assertion_handler(&throw_core_assertion);
     struct Restore {
@@ -597,19 +594,8 @@ std::string Executor::thrown_task_message() const {
 }
 
 void Executor::poll_spuriously() {
-    if (options_.eager || options_.spurious_polls_per_1000 == 0) return;
-    if (options_.chooser) {
-        choose_spurious_poll();
-        return;
-    }
-    if (!random_.chance(options_.spurious_polls_per_1000, 1000)) return;
-    parked_.clear();
-    for (auto& slot : tasks_)
-        if (slot->state == TaskSlot::State::parked) parked_.push_back(slot.get());
-    if (parked_.empty()) return;
-    TaskSlot& chosen = *parked_[random_.below(parked_.size())];
-    trace_event(Event{.kind = EventKind::spurious, .task = chosen.id});
-    make_runnable(chosen);
+    if (options_.eager || !options_.spurious_polls) return;
+    choose_spurious_poll();
 }
 
 std::optional<RunResult> Executor::advance_clock(kio::Instant next) {
@@ -619,18 +605,12 @@ std::optional<RunResult> Executor::advance_clock(kio::Instant next) {
     }
     kio::Instant to = next;
     touched_unknown();
-    const auto extra = static_cast<std::uint64_t>(options_.clock_jump_max.count());
-    if (options_.chooser) {
-        if (options_.clock_jumps_per_1000 != 0 && extra != 0 && choose_clock_jump())
-            to = to + kio::Duration(static_cast<std::int64_t>(extra - 1));
-    } else if (options_.clock_jumps_per_1000 != 0 && random_.chance(options_.clock_jumps_per_1000, 1000)) {
-        if (extra != 0) to = to + kio::Duration(static_cast<std::int64_t>(random_.below(extra)));
-    }
+    if (options_.clock_jumps && options_.clock_jump_max.count() > 0) to = to + choose_clock_jump();
     trace_event(Event{.kind = EventKind::time}.with(0, to.since_start.count()));
     firing_timers_ = true;  // an inline wake may poll a task before the last timer fired
     now_ = to.since_start.count();
-    // Timers due together wake in an order the chooser gives, where the order shows.
-    holding_timer_wakes_ = options_.chooser != nullptr && options_.inline_wakes;
+    // Timers due together wake in an order the decider gives, where the order shows.
+    holding_timer_wakes_ = options_.inline_wakes;
     clock_.advance_to(to);
     holding_timer_wakes_ = false;
     deliver_timer_wakes();
@@ -663,25 +643,24 @@ RunResult Executor::finish_idle() {
 
 void Executor::step() {
     const std::vector<std::uint32_t>& candidates = pickable();
-    const std::uint32_t chosen = options_.chooser ? choose_pick(candidates) : strategy_->pick(candidates);
+    const std::uint32_t chosen = choose_pick(candidates);
     // Another task steps: every spinner may look again after it.
     if (!spinning(chosen)) spinning_.clear();
     runnable_.erase(std::find(runnable_.begin(), runnable_.end(), chosen));
     TaskSlot& slot = *tasks_[chosen];
     if (slot.fiber_pending) make_fiber(slot);
     trace_event(Event{.kind = EventKind::run, .task = slot.id});
-    if (options_.chooser) {
-        // Switched away at a point: what that point names (null: unknown); else it starts
-        // or goes on after a park, which touched its slot.
-        if (slot.stopped_at) {
-            options_.chooser->touched(slot.resume_object);
-        } else {
-            touched_task(slot);
-        }
-        slot.resume_object = nullptr;
-        slot.stopped_at = nullptr;
-        last_stepped_ = chosen;
+    ++slot.stats.events;
+    // Switched away at a point: what that point names (null: unknown); else it starts or
+    // goes on after a park, which touched its slot.
+    if (slot.stopped_at) {
+        touch(slot.resume_object);
+    } else {
+        touched_task(slot);
     }
+    slot.resume_object = nullptr;
+    slot.stopped_at = nullptr;
+    last_stepped_ = chosen;
     resume(slot);
     if (!options_.eager) return;
     // Every parked task is polled once more each step, woken or not. Done after the

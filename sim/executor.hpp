@@ -1,9 +1,11 @@
 // The deterministic executor. Tasks are fibers whose bodies are straight-line code:
-// `task.wait(poll)` polls and, on Pending, suspends the fiber until its waker fires. One
-// 64-bit seed sets every choice (which task runs, preemptions at schedule points, drive
-// faults, clock jumps); time is a virtual clock that moves only when no task can run.
-// Failures are reports, never hangs: deadlock, step budget, time budget, or a missed
-// wake declared by a quiescence check.
+// `task.wait(poll)` polls and, on Pending, suspends the fiber until its waker fires. Every
+// point where a run could go more than one way (which task runs, a switch at a schedule
+// point, the drive's faults, timer ties: sim/decisions.hpp) is asked of one decider,
+// whichever it is: by default the seeded strategy its options name, from the run's seed.
+// Time is a virtual clock that moves only when no task can run. Failures are reports,
+// never hangs: deadlock, step budget, time budget, or a missed wake declared by a
+// quiescence check.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +25,7 @@
 #include "kio/park.hpp"
 #include "kio/poll.hpp"
 #include "kio/waiter.hpp"
-#include "sim/decisions.hpp"
+#include "sim/decider.hpp"
 #include "sim/event.hpp"
 #include "sim/happens_before.hpp"
 #include "sim/random.hpp"
@@ -35,14 +37,18 @@ namespace moq::sim {
 
 struct Options {
     std::uint64_t seed = 1;
+    // The seeded decider the executor makes from `seed`, unless `decider` is given.
     StrategyOptions strategy;
-    // Drive modes. By default a task is polled only when its waker fired.
-    bool eager = false;                           // every parked task re-polled every step
-    std::uint32_t spurious_polls_per_1000 = 0;    // re-poll a parked task without a wake
-    std::uint32_t fresh_task_polls_per_1000 = 0;  // poll with a new task identity
-    bool schedule_points = true;                  // switch tasks inside core walks
-    // Switch tasks at the core's wake points too (inside wake paths). Off, they draw
-    // nothing from the seed, so runs recorded before they existed keep their digests.
+    // Asked instead at every decision (an exploration, a replay, the guided search); not
+    // owned. The seed still feeds the task bodies' own draws (Task::random).
+    Decider* decider = nullptr;
+    // Drive modes: the world the decider decides in. By default a task is polled only
+    // when its waker fired.
+    bool eager = false;             // every parked task re-polled every step
+    bool spurious_polls = false;    // a parked task may be polled without a wake
+    bool fresh_task_polls = false;  // a poll may come from a new task identity
+    bool schedule_points = true;    // switch tasks inside core walks
+    // Switch tasks at the core's wake points too (inside wake paths).
     bool wake_points = false;
     // Switch tasks at the sync points of code built with them (core/kio/sync.hpp: the
     // runtime's atomics and locks); a lock another task holds parks the caller either way.
@@ -63,10 +69,11 @@ struct Options {
     // operations, spawns and the simulator's wakes, for Executor::stamp and saw.
     bool happens_before = false;
     // A wake polls a parked task at once, on the waking task's fiber, as executors that
-    // run a woken task inline do; a task already polling records a re-poll instead.
+    // run a woken task inline do; a task already polling records a re-poll instead. The
+    // wakes of timers due together are then held and delivered in the decided order.
     bool inline_wakes = false;
-    // Faults.
-    std::uint32_t clock_jumps_per_1000 = 0;  // time jumps past the next deadline
+    // Faults: the clock may jump past the next deadline, by up to clock_jump_max.
+    bool clock_jumps = false;
     kio::Duration clock_jump_max = std::chrono::seconds(1);
     // Budgets that turn a hang into a report.
     std::uint64_t max_steps = 200000;
@@ -77,11 +84,10 @@ struct Options {
     // At quiescence with tasks still parked: a quiet end (true) or a deadlock (false).
     bool parked_at_quiescence_is_quiet = false;
     bool keep_trace = false;
+    // Keep every decision the run made (RunResult::decisions): what a replay file holds.
+    bool record_decisions = false;
     std::string replay_command;  // printed with a failure report
     std::size_t stack_size = std::size_t{256} * 1024;
-    // Asked instead of the seed at every decision (sim/decisions.hpp); not owned. The
-    // seed still feeds the task bodies' own draws (Task::random).
-    Chooser* chooser = nullptr;
 };
 
 enum class Outcome { finished, quiet, deadlock, livelock, time_budget, missed_wake, task_failed };
@@ -98,6 +104,10 @@ struct RunResult {
     std::uint64_t digest = 0;
     std::uint64_t answers_digest = 0;  // the answer events alone (Trace::answers_digest)
     kio::Instant time;
+    // With Options::record_decisions: every decision, and how many left a costly default
+    // (the preemption bound the run used).
+    std::vector<Decision> decisions;
+    std::uint32_t costly_choices = 0;
     [[nodiscard]] bool ok() const { return outcome == Outcome::finished || outcome == Outcome::quiet; }
     // Several lines: what failed, the seed, the one command that replays it.
     [[nodiscard]] std::string report(std::string_view replay_command) const;
@@ -111,6 +121,9 @@ struct TaskStats {
     std::uint64_t ready = 0;        // polls that answered Ready
     std::uint64_t wakes = 0;        // wakes delivered to its current identity
     std::uint64_t fresh_polls = 0;  // polls made from a new identity
+    // Decision points it stood at: each time it was picked to run, and each schedule
+    // point it passed (what SURW weighs a task by: sim/strategy.hpp).
+    std::uint32_t events = 0;
 };
 
 namespace detail {
@@ -201,7 +214,7 @@ public:
     // atomic or core lock names (a suite's model and inboxes). An exploration lets two
     // steps commute only when neither touched what the other did. Null: unknown.
     void touch(const void* object) {
-        if (options_.chooser) options_.chooser->touched(object);
+        if (footprints_) decider_->touched(object);
     }
 
     // With Options::happens_before: the running task's moment, and whether what a task
@@ -214,6 +227,7 @@ public:
     void joined(std::uint32_t task);
 
     [[nodiscard]] TaskStats task_stats(std::uint32_t task) const;
+    [[nodiscard]] std::uint32_t task_count() const { return static_cast<std::uint32_t>(tasks_.size()); }
     [[nodiscard]] VirtualClock& clock() { return clock_; }
     // The clock has moved and the timers due are still firing: a task polled inline from
     // one of them may see the new time before its own deadline's wake has come.
@@ -281,9 +295,9 @@ private:
     void block_on(const void* object);
     void abandon_fibers();
     void release_blocked(const void* object);
-    // The decisions asked of options_.chooser (executor_decisions.cpp): the task to run,
-    // a switch at a schedule point, a spurious poll, a fresh-task poll, a clock jump, and
-    // the order of the timer wakes held back while the clock moved.
+    // The decision points (executor_decisions.cpp): the task to run, a switch at a
+    // schedule point, a spurious poll, a fresh-task poll, a clock jump, and the order of
+    // the timer wakes held back while the clock moved.
     std::uint32_t choose_pick(const std::vector<std::uint32_t>& candidates);
     // The running task spins until another acts (kio::sync_yield): it yields, and is not
     // picked again while another task can run, until another task has taken a step.
@@ -294,18 +308,16 @@ private:
     void choose_preempt(detail::TaskSlot& slot, const char* where, const void* object);
     void choose_spurious_poll();
     [[nodiscard]] bool choose_fresh_poll();
-    [[nodiscard]] bool choose_clock_jump();
+    [[nodiscard]] kio::Duration choose_clock_jump();
     void deliver_timer_wakes();
-    // The chooser's decision at `point`, with the run's state digest when it wants one.
+    // The decider's choice at `point`, with the run's state digest when it wants one.
     std::uint32_t decide(DecisionPoint point);
     [[nodiscard]] std::uint64_t state_digest();
     // An object's number in this run: the order the state digest first met it (an
     // address differs between runs and between builds, so it cannot name a state).
     std::uint64_t object_number(const void* object);
     // Something no schedule point covers ran since the last decision.
-    void touched_unknown() {
-        if (options_.chooser) options_.chooser->touched(nullptr);
-    }
+    void touched_unknown() { touch(nullptr); }
     // The step changed what the executor keeps of `slot` (parked, woken, ended).
     void touched_task(const detail::TaskSlot& slot);
     // The runnable tasks but `task`, in a vector kept for the purpose (no allocation a step).
@@ -323,7 +335,21 @@ private:
     Options options_;
     Random random_;
     Random task_random_;
-    std::unique_ptr<Strategy> strategy_;
+    std::unique_ptr<Decider> own_decider_;  // the seeded strategy, unless Options::decider
+    Decider* decider_;                      // asked at every decision
+    bool footprints_;                       // the decider wants footprints (touch, touched_task)
+    bool wants_state_;                      // the decider wants each point's state digest
+    // Options::record_decisions: each decision as its point gave it (the label a
+    // literal's pointer), made into Decisions when the run ends.
+    struct Taken {
+        const char* where;
+        DecisionKind kind;
+        bool costly;
+        std::uint32_t options;
+        std::uint32_t choice;
+        std::uint32_t fallback;
+    };
+    std::vector<Taken> taken_;
     VirtualClock clock_;
     Trace trace_;
     std::deque<std::unique_ptr<detail::TaskSlot>> tasks_;
@@ -343,9 +369,9 @@ private:
     std::uint64_t wakes_ = 0;
     std::uint64_t next_identity_ = 1;
     std::uint64_t advances_without_step_ = 0;
-    // Decision-driven runs: the task a switch at a schedule point chose, the task the last
-    // step ran, the tasks of a decision's choices, and the timer wakes held back while the
-    // clock moves (inline wakes), delivered in the chosen order.
+    // The task a switch at a schedule point chose, the task the last step ran, the tasks
+    // of a decision's choices, and the timer wakes held back while the clock moves (inline
+    // wakes), delivered in the chosen order.
     std::uint32_t forced_next_ = UINT32_MAX;
     std::uint32_t last_stepped_ = UINT32_MAX;
     std::vector<std::uint32_t> choice_tasks_;

@@ -1,6 +1,6 @@
-// The executor's decisions in a decision-driven run (Options::chooser): each point where
-// the run could go more than one way is asked of the chooser, with its default and
-// whether leaving the default costs a unit of the preemption bound.
+// The executor's decision points (sim/decisions.hpp): each point where a run could go more
+// than one way is asked of the decider, with its default and whether leaving the default
+// costs a unit of the preemption bound.
 #include <algorithm>
 
 #include "sim/executor.hpp"
@@ -27,16 +27,14 @@ std::uint32_t Executor::choose_pick(const std::vector<std::uint32_t>& candidates
                               .costly = still_runnable,
                               .where = "pick",
                               .tasks = candidates.data()};
-    const std::uint32_t choice = decide(point);
-    MOQ_ASSERT_LT(choice, point.options);
-    return candidates[choice];
+    return candidates[decide(point)];
 }
 
 void Executor::choose_preempt(detail::TaskSlot& slot, const char* where, const void* object) {
     const std::uint32_t running = slot.id;
     const std::vector<std::uint32_t>& others = runnable_except(running);
     if (others.empty()) {
-        options_.chooser->touched(object);
+        touch(object);
         return;
     }
     // Choice 0 goes on; choice i switches to others[i - 1], and costs one of the bound.
@@ -49,9 +47,8 @@ void Executor::choose_preempt(detail::TaskSlot& slot, const char* where, const v
                               .where = where,
                               .tasks = choice_tasks_.data()};
     const std::uint32_t choice = decide(point);
-    MOQ_ASSERT_LT(choice, point.options);
     if (choice == 0) {
-        options_.chooser->touched(object);
+        touch(object);
         return;
     }
     forced_next_ = choice_tasks_[choice];
@@ -74,7 +71,6 @@ void Executor::choose_spurious_poll() {
                               .costly = true,
                               .where = "spurious"};
     const std::uint32_t choice = decide(point);
-    MOQ_ASSERT_LT(choice, point.options);
     if (choice == 0) return;
     detail::TaskSlot& chosen = *parked_[choice - 1];
     trace_event(Event{.kind = EventKind::spurious, .task = chosen.id});
@@ -87,9 +83,14 @@ bool Executor::choose_fresh_poll() {
                .kind = DecisionKind::fresh_poll, .options = 2, .fallback = 0, .costly = true, .where = "fresh"}) == 1;
 }
 
-bool Executor::choose_clock_jump() {
-    return decide(DecisionPoint{
-               .kind = DecisionKind::clock_jump, .options = 2, .fallback = 0, .costly = true, .where = "clock"}) == 1;
+kio::Duration Executor::choose_clock_jump() {
+    // Choice 0: no jump; choice k jumps by the k-th size.
+    const std::uint32_t choice = decide(DecisionPoint{.kind = DecisionKind::clock_jump,
+                                                      .options = clock_jump_sizes + 1,
+                                                      .fallback = 0,
+                                                      .costly = true,
+                                                      .where = "clock"});
+    return choice == 0 ? kio::Duration(0) : clock_jump_size(options_.clock_jump_max, choice);
 }
 
 void Executor::deliver_timer_wakes() {
@@ -103,7 +104,6 @@ void Executor::deliver_timer_wakes() {
                                          .fallback = 0,
                                          .costly = false,
                                          .where = "timers"});
-            MOQ_ASSERT_LT(index, held_wakes_.size());
         }
         const auto [task, identity] = held_wakes_[index];
         held_wakes_.erase(held_wakes_.begin() + static_cast<std::ptrdiff_t>(index));
@@ -112,16 +112,20 @@ void Executor::deliver_timer_wakes() {
 }
 
 std::uint32_t Executor::decide(DecisionPoint point) {
-    if (state_digest_ && options_.chooser->wants_state()) point.state = state_digest();
-    return options_.chooser->choose(point);
+    if (wants_state_ && state_digest_) point.state = state_digest();
+    const std::uint32_t choice = decider_->choose(point);
+    MOQ_ASSERT_LT(choice, point.options);
+    if (options_.record_decisions)
+        taken_.push_back(Taken{point.where, point.kind, point.costly, point.options, choice, point.fallback});
+    return choice;
 }
 
 void Executor::touched_task(const detail::TaskSlot& slot) {
-    if (!options_.chooser) return;
+    if (!footprints_) return;
     if (options_.footprints_complete) {
-        options_.chooser->touched_task(slot.id);
+        decider_->touched_task(slot.id);
     } else {
-        options_.chooser->touched(nullptr);
+        decider_->touched(nullptr);
     }
 }
 

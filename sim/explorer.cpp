@@ -45,7 +45,7 @@ struct Sleeper {
 // sets' bookkeeping.
 struct Node : ExplorePathStep {
     std::uint32_t depth = 0;  // its index on the path
-    // The run's objects touched before it, by number (PathChooser); 0 for a node restored
+    // The run's objects touched before it, by number (PathDecider); 0 for a node restored
     // from a frontier, whose run's numbering is not kept.
     std::uint64_t touches = 0;
     std::vector<Sleeper> sleep;  // asleep here
@@ -198,11 +198,11 @@ private:
     bool footprints_distrusted_ = false;                     // see distrust_footprints()
 };
 
-// One run's chooser: the path's choices while they last, then new nodes, each taking
+// One run's decider: the path's choices while they last, then new nodes, each taking
 // its first choice within the bound and awake.
-class PathChooser final : public Chooser {
+class PathDecider final : public Decider {
 public:
-    explicit PathChooser(Search& search) : search_(search), prefix_(search.nodes().size()) {}
+    explicit PathDecider(Search& search) : search_(search), prefix_(search.nodes().size()) {}
 
     std::uint32_t choose(const DecisionPoint& point) override {
         std::vector<Node>& nodes = search_.nodes();
@@ -222,6 +222,7 @@ public:
     }
     void touched_task(std::uint32_t task) override { current_.add(Footprint::task_object(task)); }
     [[nodiscard]] bool wants_state() const override { return true; }
+    [[nodiscard]] bool wants_footprints() const override { return true; }
 
     // After the run: the last step's footprint.
     void finish() {
@@ -337,7 +338,7 @@ ExploredFailure left_prefix(std::vector<Decision> prefix, std::size_t at, std::u
 
 }  // namespace
 
-ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const ExploreOptions& options,
+ExploreTotals explore(const std::function<RunVerdict(Decider&)>& run, const ExploreOptions& options,
                       ExploreState& state) {
     const auto started = std::chrono::steady_clock::now();
     ExploreTotals totals;
@@ -351,17 +352,17 @@ ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const Expl
             state.frontier = search.frontier();
             break;
         }
-        PathChooser chooser(search);
-        RunVerdict verdict = run(chooser);
-        chooser.finish();
-        if (const auto at = chooser.left_prefix_at()) {
+        PathDecider decider(search);
+        RunVerdict verdict = run(decider);
+        decider.finish();
+        if (const auto at = decider.left_prefix_at()) {
             if (first_run && options.start && *at < options.start->path.size())
                 throw NotDeterministic("a run left its prefix at decision " + std::to_string(*at) +
                                            ": the frontier is not one this run takes",
                                        *at);
             ++totals.schedules;
             ++totals.failures;
-            state.failures.push_back(left_prefix(chooser.prefix(), *at, verdict.digest));
+            state.failures.push_back(left_prefix(decider.prefix(), *at, verdict.digest));
             state.end = ExploreEnd::failure;  // what was explored past here cannot be trusted
             break;
         }
@@ -370,13 +371,13 @@ ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const Expl
             ++totals.other_shards;
         } else {
             ++totals.schedules;
-            totals.sleep_blocked += chooser.ended_asleep() ? 1 : 0;
-            totals.pruned_by_cache += chooser.cached() ? 1 : 0;
-            totals.deepest = std::max<std::uint64_t>(totals.deepest, chooser.decisions_made());
+            totals.sleep_blocked += decider.ended_asleep() ? 1 : 0;
+            totals.pruned_by_cache += decider.cached() ? 1 : 0;
+            totals.deepest = std::max<std::uint64_t>(totals.deepest, decider.decisions_made());
         }
         if (!verdict.ok && search.owns_run()) {
             ++totals.failures;
-            state.failures.push_back(ExploredFailure{chooser.recorded(), std::move(verdict), std::nullopt});
+            state.failures.push_back(ExploredFailure{decider.recorded(), std::move(verdict), std::nullopt});
             if (!options.keep_going) state.end = ExploreEnd::failure;
         }
         if (options.progress) {

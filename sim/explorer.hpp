@@ -16,7 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/decisions.hpp"
+#include "sim/decider.hpp"
+#include "sim/footprint.hpp"
 
 namespace moq::sim {
 
@@ -125,11 +126,11 @@ struct NotDeterministic : std::runtime_error {
 };
 
 // Every schedule of `run` within options.bound (or up to a failure or the deadline). `run`
-// makes one whole run with the chooser it is given and judges it. Returns this call's
+// makes one whole run with the decider it is given and judges it. Returns this call's
 // totals; adds them and its failures to `state` (a run that leaves its prefix among them,
 // nondeterministic_run). Throws NotDeterministic if the first run leaves options.start's
 // path.
-ExploreTotals explore(const std::function<RunVerdict(Chooser&)>& run, const ExploreOptions& options,
+ExploreTotals explore(const std::function<RunVerdict(Decider&)>& run, const ExploreOptions& options,
                       ExploreState& state);
 
 }  // namespace moq::sim

@@ -1,118 +1,98 @@
 #include "sim/strategy.hpp"
 
-#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "sim/deciders/seeded.hpp"
+#include "util/assert.hpp"
 
 namespace moq::sim {
 
-std::string_view strategy_name(StrategyKind kind) {
-    switch (kind) {
-        case StrategyKind::fifo: return "fifo";
-        case StrategyKind::random: return "random";
-        case StrategyKind::pct: return "pct";
-    }
-    return "unknown";
-}
-
-std::optional<StrategyKind> parse_strategy(std::string_view name) {
-    for (StrategyKind kind : {StrategyKind::fifo, StrategyKind::random, StrategyKind::pct})
-        if (strategy_name(kind) == name) return kind;
-    return std::nullopt;
-}
-
 namespace {
 
-class Fifo final : public Strategy {
-public:
-    void spawned(std::uint32_t) override {}
-    std::uint32_t pick(const std::vector<std::uint32_t>& runnable) override { return runnable.front(); }
-    bool preempt(std::uint32_t, const std::vector<std::uint32_t>&) override { return false; }
+struct Named {
+    StrategyKind kind;
+    std::string_view name;
+    std::string_view summary;
 };
 
-class Uniform final : public Strategy {
-public:
-    Uniform(Random random, std::uint32_t preempt_per_1000) : random_(random), preempt_(preempt_per_1000) {}
-    void spawned(std::uint32_t) override {}
-    std::uint32_t pick(const std::vector<std::uint32_t>& runnable) override {
-        return runnable[random_.below(runnable.size())];
-    }
-    bool preempt(std::uint32_t, const std::vector<std::uint32_t>& runnable) override {
-        return !runnable.empty() && random_.chance(preempt_, 1000);
-    }
-
-private:
-    Random random_;
-    std::uint32_t preempt_;
-};
-
-class Pct final : public Strategy {
-public:
-    Pct(Random random, int depth, std::uint64_t steps) : random_(random), depth_(std::max(depth, 1)) {
-        // depth - 1 change points among the first `steps` steps.
-        for (int i = 1; i < depth_; ++i) change_points_.push_back(1 + random_.below(std::max<std::uint64_t>(steps, 1)));
-        std::sort(change_points_.begin(), change_points_.end());
-    }
-
-    void spawned(std::uint32_t task) override {
-        // Initial priorities above every change-point priority (1 .. depth-1), random order.
-        if (priorities_.size() <= task) priorities_.resize(task + 1, 0);
-        const std::uint64_t priority = static_cast<std::uint64_t>(depth_) + (random_.next() >> 16);
-        priorities_[task] = priority;
-    }
-
-    std::uint32_t pick(const std::vector<std::uint32_t>& runnable) override {
-        step();
-        std::uint32_t chosen = highest(runnable);
-        if (step_lowers_) {  // the change point falls on the chosen task's first step
-            priorities_[chosen] = lowered_;
-            step_lowers_ = false;
-            chosen = highest(runnable);
-        }
-        return chosen;
-    }
-
-    bool preempt(std::uint32_t running, const std::vector<std::uint32_t>& runnable) override {
-        step();
-        if (step_lowers_) {
-            priorities_[running] = lowered_;
-            step_lowers_ = false;
-        }
-        return !runnable.empty() && priorities_[highest(runnable)] > priorities_[running];
-    }
-
-private:
-    // Counts a step; at a change point, the running task drops to that point's priority.
-    void step() {
-        ++steps_;
-        while (next_change_ < change_points_.size() && change_points_[next_change_] <= steps_) {
-            lowered_ = static_cast<std::uint64_t>(depth_ - 1 - static_cast<int>(next_change_));
-            step_lowers_ = true;
-            ++next_change_;
-        }
-    }
-    std::uint32_t highest(const std::vector<std::uint32_t>& runnable) const {
-        return *std::max_element(runnable.begin(), runnable.end(),
-                                 [&](std::uint32_t a, std::uint32_t b) { return priorities_[a] < priorities_[b]; });
-    }
-
-    Random random_;
-    int depth_;
-    std::vector<std::uint64_t> change_points_;
-    std::size_t next_change_ = 0;
-    std::vector<std::uint64_t> priorities_;
-    std::uint64_t steps_ = 0;
-    bool step_lowers_ = false;
-    std::uint64_t lowered_ = 0;
-};
+constexpr std::array<Named, 5> named_strategies{{
+    {StrategyKind::fifo, "fifo", "the run queue in order, no preemption"},
+    {StrategyKind::random, "random", "a uniform pick; a switch at a schedule point one time in four (default)"},
+    {StrategyKind::pct, "pct", "probabilistic concurrency testing: random priorities, change points"},
+    {StrategyKind::pos, "pos", "partial order sampling: random priorities drawn again now and then"},
+    {StrategyKind::surw, "surw", "selectively uniform random walk: tasks weighed by their events to come"},
+}};
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_strategy(const StrategyOptions& options, Random random) {
-    switch (options.kind) {
-        case StrategyKind::fifo: return std::make_unique<Fifo>();
-        case StrategyKind::random: return std::make_unique<Uniform>(random, options.preempt_per_1000);
-        case StrategyKind::pct: return std::make_unique<Pct>(random, options.pct_depth, options.pct_steps);
-    }
-    return std::make_unique<Fifo>();
+std::string_view strategy_name(StrategyKind kind) {
+    for (const Named& named : named_strategies)
+        if (named.kind == kind) return named.name;
+    return "unknown";
 }
+
+std::string_view strategy_summary(StrategyKind kind) {
+    for (const Named& named : named_strategies)
+        if (named.kind == kind) return named.summary;
+    return "";
+}
+
+std::optional<StrategyKind> parse_strategy(std::string_view name) {
+    for (const Named& named : named_strategies)
+        if (named.name == name) return named.kind;
+    return std::nullopt;
+}
+
+const std::vector<StrategyKind>& strategies() {
+    static const std::vector<StrategyKind> all = [] {
+        std::vector<StrategyKind> kinds;
+        for (const Named& named : named_strategies) kinds.push_back(named.kind);
+        return kinds;
+    }();
+    return all;
+}
+
+std::string strategy_names() {
+    std::string names;
+    for (std::size_t i = 0; i < named_strategies.size(); ++i) {
+        if (i > 0) names += i + 1 == named_strategies.size() ? " or " : ", ";
+        names += named_strategies[i].name;
+    }
+    return names;
+}
+
+std::unique_ptr<Decider> make_strategy(const StrategyOptions& options, Random random) {
+    switch (options.kind) {
+        case StrategyKind::fifo: return deciders::make_fifo(options, random);
+        case StrategyKind::random: return deciders::make_random_walk(options, random);
+        case StrategyKind::pct: return deciders::make_pct(options, random);
+        case StrategyKind::pos: return deciders::make_pos(options, random);
+        case StrategyKind::surw: return deciders::make_surw(options, random);
+    }
+    return deciders::make_fifo(options, random);
+}
+
+namespace deciders {
+
+std::uint32_t Seeded::choose(const DecisionPoint& point) {
+    switch (point.kind) {
+        case DecisionKind::pick: return pick(point);
+        case DecisionKind::preempt: return preempt(point);
+        case DecisionKind::timer_tie: return tie(point);
+        case DecisionKind::spurious_poll: return off_default(point, options_.spurious_polls_per_1000, faults_);
+        case DecisionKind::fresh_poll: return off_default(point, options_.fresh_task_polls_per_1000, faults_);
+        case DecisionKind::clock_jump: return off_default(point, options_.clock_jumps_per_1000, faults_);
+    }
+    return point.fallback;
+}
+
+std::uint32_t Seeded::off_default(const DecisionPoint& point, std::uint32_t per_1000, Random& random) {
+    if (point.options < 2 || !random.chance(per_1000, 1000)) return point.fallback;
+    const auto other = static_cast<std::uint32_t>(random.below(point.options - 1));
+    return other < point.fallback ? other : other + 1;
+}
+
+}  // namespace deciders
 
 }  // namespace moq::sim

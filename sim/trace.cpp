@@ -10,7 +10,6 @@
 #include <xxhash.h>
 
 #include "sim/executor.hpp"
-#include "sim/strategy.hpp"
 #include "util/json_quote.hpp"
 
 namespace moq::sim {
@@ -101,7 +100,6 @@ std::string_view event_kind_name(EventKind kind) {
 
 std::string_view event_code_name(EventKind kind, std::uint8_t code) {
     switch (kind) {
-        case EventKind::seed: return strategy_name(static_cast<StrategyKind>(code));
         case EventKind::poll: return code == 0 ? "pending" : "ready";
         case EventKind::wake: {
             constexpr std::array<std::string_view, 5> effects{"queued", "inline", "deduplicated", "during_poll",
@@ -240,10 +238,7 @@ std::string trace_json_line(const TraceEntry& entry, bool first) {
     }
     const std::string_view code = event_code_name(entry.kind, entry.code);
     switch (entry.kind) {
-        case EventKind::seed:
-            line += ",\"seed\":" + std::to_string(static_cast<std::uint64_t>(entry.values[0]));
-            append_field(line, "strategy", code);
-            break;
+        case EventKind::seed: line += ",\"seed\":" + std::to_string(static_cast<std::uint64_t>(entry.values[0])); break;
         case EventKind::spawn:
         case EventKind::run:
         case EventKind::spurious:

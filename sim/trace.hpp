@@ -20,7 +20,7 @@ namespace moq::sim {
 
 // The version of the trace schema: the event kinds and fields, the JSON lines and the
 // digest. The first JSON line of a trace carries it as "schema".
-inline constexpr int trace_schema = 2;
+inline constexpr int trace_schema = 3;
 
 // An event as a kept trace holds it, for the JSON lines and other renderings.
 struct TraceEntry {
@@ -87,7 +87,7 @@ private:
 };
 
 // The name of an event's code: a poll's result, a wake's effect, an answer's kind, a
-// gate's answer, a verdict, an end's outcome, the seed's strategy (empty for other kinds).
+// gate's answer, a verdict, an end's outcome (empty for other kinds).
 std::string_view event_code_name(EventKind kind, std::uint8_t code);
 // The JSON lines of kept events, one object a line; the first carries "schema".
 std::string trace_json_lines(const std::vector<TraceEntry>& entries);

@@ -72,10 +72,7 @@ std::string trace_text_details(const TraceEntry& entry) {
     const std::string_view code = event_code_name(entry.kind, entry.code);
     std::string text;
     switch (entry.kind) {
-        case EventKind::seed:
-            text = "seed " + std::to_string(static_cast<std::uint64_t>(entry.values[0])) + ", strategy " +
-                   std::string(code);
-            break;
+        case EventKind::seed: text = "seed " + std::to_string(static_cast<std::uint64_t>(entry.values[0])); break;
         case EventKind::spawn:
         case EventKind::run:
         case EventKind::spurious:

@@ -67,8 +67,8 @@ def decisions(listed):
                        "decisions": listed})
 
 
-# A trace as replay --trace writes one (schema 2), and trace-diff's cases beside it.
-TRACE = ('{"step":0,"time":0,"event":"seed","schema":2,"seed":1,"strategy":"random"}\n'
+# A trace as replay --trace writes one (schema 3), and trace-diff's cases beside it.
+TRACE = ('{"step":0,"time":0,"event":"seed","schema":3,"seed":1}\n'
          '{"step":0,"time":0,"event":"end","outcome":"finished"}\n')
 TRACE_A = {"a.jsonl": {"text": TRACE}}
 
@@ -455,10 +455,10 @@ CASES = [
     {"name": "trace-diff of a file that is not JSON lines", "args": ["trace-diff", "a.jsonl", "b.jsonl"],
      "files": {**TRACE_A, "b.jsonl": {"text": "step 0: seed\n"}}, "mentions": ["b.jsonl line 1", "not JSON"]},
     {"name": "trace-diff of a trace of another schema", "args": ["trace-diff", "a.jsonl", "b.jsonl"],
-     "files": {**TRACE_A, "b.jsonl": {"text": TRACE.replace('"schema":2', '"schema":1')}},
+     "files": {**TRACE_A, "b.jsonl": {"text": TRACE.replace('"schema":3', '"schema":1')}},
      "mentions": ["b.jsonl line 1", "schema 1"]},
     {"name": "trace-diff of a trace without its schema", "args": ["trace-diff", "a.jsonl", "b.jsonl"],
-     "files": {**TRACE_A, "b.jsonl": {"text": TRACE.replace(',"schema":2', '')}},
+     "files": {**TRACE_A, "b.jsonl": {"text": TRACE.replace(',"schema":3', '')}},
      "mentions": ["b.jsonl line 1", "no trace schema"]},
     {"name": "trace-diff of an empty trace", "args": ["trace-diff", "a.jsonl", "b.jsonl"],
      "files": {**TRACE_A, "b.jsonl": {"text": ""}}, "mentions": ["b.jsonl", "no events"]},
@@ -468,7 +468,7 @@ CASES = [
      "files": {**TRACE_A, "b.jsonl": {"text": TRACE + '{"time":0,"event":"run"}\n'}},
      "mentions": ["b.jsonl line 3", "'step'"]},
     {"name": "trace-diff of a deeply nested trace line", "args": ["trace-diff", "a.jsonl", "b.jsonl"],
-     "files": {**TRACE_A, "b.jsonl": {"text": '{"step":0,"time":0,"event":"seed","schema":2,"x":' + "[" * 100000
+     "files": {**TRACE_A, "b.jsonl": {"text": '{"step":0,"time":0,"event":"seed","schema":3,"x":' + "[" * 100000
                                               + "]" * 100000 + "}\n"}},
      "mentions": ["b.jsonl line 1", "nested deeper than 32"]},
     # Merging shards.

@@ -78,7 +78,7 @@ run_status 0 replay "$work/kept.json" && grep digest "$work/out" >"$work/second"
 check "replay from the saved file gives the same digest" cmp -s "$work/first" "$work/second"
 check "the corpus replay passes the saved case" run_status 0 corpus "$work/kept.json"
 check "a trace is written as JSON lines" bash -c "'$moqsim' replay --suite resume --seed 2 --case 12 --trace '$work/trace.jsonl' >/dev/null &&
-    head -n 1 '$work/trace.jsonl' | grep -q '\"event\":\"seed\",\"schema\":2'"
+    head -n 1 '$work/trace.jsonl' | grep -q '\"event\":\"seed\",\"schema\":3'"
 # Every line is one JSON object with a step, a virtual time and an event; the trace holds
 # the driver's operations, the reader's answers, its gate's answers and the verdicts.
 check "every trace line is a JSON object with step, time and event" python3 -c "

@@ -25,9 +25,10 @@ class RacingCase final : public properties::Case {
 public:
     explicit RacingCase(std::vector<std::string> steps) : steps_(std::move(steps)) {}
 
-    [[nodiscard]] properties::CaseOutcome run(const properties::RunSettings& settings) const override {
+    [[nodiscard]] properties::CaseOutcome run_once(const properties::RunSettings& settings) const override {
         sim::Options options;
-        options.chooser = settings.chooser;
+        options.strategy.kind = settings.strategy;
+        options.decider = settings.decider;
         sim::Executor executor(options);
         int counter = 0;
         std::vector<int> reads(steps_.size(), 0);
@@ -93,8 +94,11 @@ int costly_choices(const std::vector<sim::Decision>& decisions) {
 
 TEST_CASE("an explored failure shrinks to the two racing tasks at one preemption, though its default schedule passes") {
     const RacingCase failing({"idle", "add", "idle", "idle", "add", "add", "idle"});
-    CHECK(failing.run({}).ok);  // only a preemption makes it fail: a plain shrink has nothing to take
-    CHECK(shrink(failing, {}).outcome.ok);
+    // Only a preemption makes it fail: its default schedule passes, so a shrink along that
+    // schedule has nothing to take.
+    const properties::RunSettings in_order{.strategy = sim::StrategyKind::fifo};
+    CHECK(failing.run(in_order).ok);
+    CHECK(shrink(failing, in_order).outcome.ok);
     const sim::ExploredFailure found = explored_failure(failing, 3);
 
     ScheduleShrinkLimits limits;

@@ -65,7 +65,7 @@ class TestCase final : public properties::Case {
 public:
     explicit TestCase(Shape shape) : shape_(std::move(shape)) {}
 
-    [[nodiscard]] properties::CaseOutcome run(const properties::RunSettings& settings) const override {
+    [[nodiscard]] properties::CaseOutcome run_once(const properties::RunSettings& settings) const override {
         ++runs;
         std::this_thread::sleep_for(shape_.run_time);
         until_looked(shape_.watchdog_looks);

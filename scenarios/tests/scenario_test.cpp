@@ -24,9 +24,11 @@ std::vector<Mode> modes() {
         woken.strategy.kind = kind;
         woken.strategy.pct_depth = 3;
         Options spurious = woken;
-        spurious.spurious_polls_per_1000 = 300;
+        spurious.spurious_polls = true;
+        spurious.strategy.spurious_polls_per_1000 = 300;
         Options fresh = woken;
-        fresh.fresh_task_polls_per_1000 = 200;
+        fresh.fresh_task_polls = true;
+        fresh.strategy.fresh_task_polls_per_1000 = 200;
         Options eager = woken;
         eager.eager = true;
         Options inlined = woken;
@@ -62,8 +64,10 @@ TEST_CASE("a_scenario_replays_to_the_same_digest") {
     for (const moq::scenarios::Scenario& scenario : moq::scenarios::scenarios()) {
         Options options;
         options.seed = 42;
-        options.spurious_polls_per_1000 = 100;
-        options.fresh_task_polls_per_1000 = 100;
+        options.spurious_polls = true;
+        options.strategy.spurious_polls_per_1000 = 100;
+        options.fresh_task_polls = true;
+        options.strategy.fresh_task_polls_per_1000 = 100;
         const auto first = scenario.run(options);
         const auto second = scenario.run(options);
         INFO(std::string(scenario.name));

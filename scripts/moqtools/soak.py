@@ -8,7 +8,7 @@ Usage (python3 -m moqtools.soak, or this file run by itself, as the image does):
 
 A soak runs rounds until DURATION (default 10m; s, m or h) is up: each round takes the
 next fresh seed and runs one slice of it for each combination of a suite (every suite
-`moqsim list --suites` names), a strategy of three (fifo, random, pct) and a mix of two
+`moqsim list --suites` names), a strategy of five (fifo, random, pct, pos, surw) and a mix of two
 (fixed, swarm): `moqsim sweep --suite S --strategy X --mix M --seeds SEED --keep-going` (the suite's
 own case count, or --cases N), whose failures go into buckets. The first round runs
 whole, so every combination runs at least once; after it, the time is checked between

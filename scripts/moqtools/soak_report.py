@@ -13,7 +13,7 @@ import subprocess
 
 from .reports import html_page, write_reports
 
-STRATEGIES = ["fifo", "random", "pct"]
+STRATEGIES = ["fifo", "random", "pct", "pos", "surw"]
 MIXES = ["fixed", "swarm"]
 
 

@@ -76,7 +76,8 @@ TEST_CASE("a_run_allocates_nothing_per_step") {
             Options options;
             options.seed = 3;
             options.strategy.kind = kind;
-            options.spurious_polls_per_1000 = 200;  // the parked-task pick
+            options.spurious_polls = true;
+            options.strategy.spurious_polls_per_1000 = 200;  // the parked-task pick
             options.inline_wakes = inlined;
             options.wake_points = inlined;
             const std::uint64_t short_run = allocations_of_run(50, options);

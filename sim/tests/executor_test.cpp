@@ -218,7 +218,8 @@ TEST_CASE("time_jumps_to_the_next_deadline") {
 
 TEST_CASE("a_clock_jump_fault_overshoots_the_deadline") {
     Options options = with(StrategyKind::random);
-    options.clock_jumps_per_1000 = 1000;
+    options.clock_jumps = true;
+    options.strategy.clock_jumps_per_1000 = 1000;
     options.clock_jump_max = 2s;
     Instant woke_at;
     bool overshot = false;
@@ -269,7 +270,8 @@ TEST_CASE("a_task_that_throws_is_a_reported_failure") {
 TEST_CASE("the_same_seed_gives_the_same_digest") {
     auto digest_of = [](std::uint64_t seed) {
         Options options = with(StrategyKind::random, seed);
-        options.spurious_polls_per_1000 = 200;
+        options.spurious_polls = true;
+        options.strategy.spurious_polls_per_1000 = 200;
         Executor executor{options};
         Producer<int> cell{0};
         for (int r = 0; r < 3; ++r)
@@ -295,7 +297,8 @@ TEST_CASE("wakes_to_a_retired_identity_reach_nobody") {
     // waker of the most recent poll must be woken": polled from a fresh task, it is
     // never woken again.
     Options options = with(StrategyKind::fifo);
-    options.fresh_task_polls_per_1000 = 1000;
+    options.fresh_task_polls = true;
+    options.strategy.fresh_task_polls_per_1000 = 1000;
     Executor executor{options};
     Producer<int> cell{0};
     std::optional<moq::kio::Waiter> first;
@@ -321,7 +324,8 @@ TEST_CASE("wakers_kept_past_the_executor_wake_nothing") {
     // executor's life (declared before it): waking them then must touch nothing of it
     // (a use after free, which ASan reports, if an old identity still points at it).
     Options options = with(StrategyKind::fifo);
-    options.fresh_task_polls_per_1000 = 1000;  // every poll from a new identity
+    options.fresh_task_polls = true;
+    options.strategy.fresh_task_polls_per_1000 = 1000;  // every poll from a new identity
     std::vector<moq::kio::Waker> kept;
     auto executor = std::make_unique<Executor>(options);
     executor->spawn("reader", [&](Task& task) {

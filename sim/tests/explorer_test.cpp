@@ -8,11 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "sim/choice_list.hpp"
 #include "sim/executor.hpp"
 #include "sim/explorer.hpp"
 
 using moq::sim::ChoiceList;
-using moq::sim::Chooser;
+using moq::sim::Decider;
 using moq::sim::Executor;
 using moq::sim::ExploreOptions;
 using moq::sim::ExploreState;
@@ -34,9 +35,9 @@ RunVerdict judged(Executor& executor, const std::function<std::string()>& violat
 // Two tasks add one to a counter by reading it, a schedule point, then writing it: the
 // update is lost only when one task is switched away between its read and its write.
 // With `with_state`, the program gives its state (the counter and what each task read).
-RunVerdict lost_update(Chooser& chooser, bool with_state = false) {
+RunVerdict lost_update(Decider& decider, bool with_state = false) {
     Options options;
-    options.chooser = &chooser;
+    options.decider = &decider;
     Executor executor(options);
     int counter = 0;
     int reads[2] = {-1, -1};
@@ -54,9 +55,9 @@ RunVerdict lost_update(Chooser& chooser, bool with_state = false) {
     });
 }
 
-RunVerdict lost_update_unstated(Chooser& chooser) { return lost_update(chooser); }
+RunVerdict lost_update_unstated(Decider& decider) { return lost_update(decider); }
 
-ExploreTotals explore_with(const std::function<RunVerdict(Chooser&)>& run, std::uint32_t bound, bool sleep_sets,
+ExploreTotals explore_with(const std::function<RunVerdict(Decider&)>& run, std::uint32_t bound, bool sleep_sets,
                            ExploreState& state, bool keep_going = true, bool caching = true) {
     ExploreOptions options;
     options.bound = bound;
@@ -84,10 +85,10 @@ WalkObjects& objects_elsewhere() {
     return *every_run.back();
 }
 
-RunVerdict two_walks(Chooser& chooser, int points, bool shared, std::set<std::string>* orders = nullptr,
+RunVerdict two_walks(Decider& decider, int points, bool shared, std::set<std::string>* orders = nullptr,
                      bool with_state = false, bool moving = false) {
     Options options;
-    options.chooser = &chooser;
+    options.decider = &decider;
     // The program names all it shares (the order string changes only on the common steps),
     // so a task's start and end need not make a step's footprint unknown.
     options.footprints_complete = moving;
@@ -123,7 +124,7 @@ RunVerdict two_walks(Chooser& chooser, int points, bool shared, std::set<std::st
 std::set<std::string> orders_reached(std::uint32_t bound, bool sleep_sets, bool caching, bool moving = false) {
     std::set<std::string> orders;
     ExploreState state;
-    explore_with([&orders, moving](Chooser& chooser) { return two_walks(chooser, 3, true, &orders, true, moving); },
+    explore_with([&orders, moving](Decider& decider) { return two_walks(decider, 3, true, &orders, true, moving); },
                  bound, sleep_sets, state, true, caching);
     return orders;
 }
@@ -172,7 +173,7 @@ TEST_CASE("a_failing_schedule_replays_from_its_decisions_with_the_same_digest") 
 }
 
 TEST_CASE("sleep_sets_skip_reorderings_of_steps_on_disjoint_objects") {
-    const auto disjoint = [](Chooser& chooser) { return two_walks(chooser, 3, false); };
+    const auto disjoint = [](Decider& decider) { return two_walks(decider, 3, false); };
     ExploreState plain_state;
     ExploreState reduced_state;
     // Both tasks stand at points with known steps only after one preemption has started
@@ -188,7 +189,7 @@ TEST_CASE("sleep_sets_skip_reorderings_of_steps_on_disjoint_objects") {
 }
 
 TEST_CASE("sleep_sets_still_find_a_bug_that_needs_the_conflicting_order") {
-    const auto conflicting = [](Chooser& chooser) { return two_walks(chooser, 3, true); };
+    const auto conflicting = [](Decider& decider) { return two_walks(decider, 3, true); };
     for (std::uint32_t bound = 2; bound <= 4; ++bound) {
         CAPTURE(bound);
         ExploreState plain_state;
@@ -215,9 +216,9 @@ TEST_CASE("sleep_sets_reach_every_order_of_the_conflicting_steps_that_the_full_t
 // program names all it shares. With `moving`, both objects are at another address in
 // every run.
 // `before`, if given, runs first with the executor (touches made before any task runs).
-RunVerdict mark_then_read(Chooser& chooser, bool moving, const std::function<void(Executor&)>& before = {}) {
+RunVerdict mark_then_read(Decider& decider, bool moving, const std::function<void(Executor&)>& before = {}) {
     Options options;
-    options.chooser = &chooser;
+    options.decider = &decider;
     options.footprints_complete = true;
     Executor executor(options);
     if (before) before(executor);
@@ -244,10 +245,10 @@ RunVerdict mark_then_read(Chooser& chooser, bool moving, const std::function<voi
 // mark_then_read after touching two objects before its tasks start, the second at the
 // first one's address on every other run (an address freed and reused in one run and not
 // in the next): the runs number the same objects otherwise along the same decisions.
-RunVerdict mark_then_read_after_reuse(Chooser& chooser, int& runs) {
+RunVerdict mark_then_read_after_reuse(Decider& decider, int& runs) {
     static int earlier[2];
     const bool reused = runs++ % 2 == 0;
-    return mark_then_read(chooser, false, [reused](Executor& executor) {
+    return mark_then_read(decider, false, [reused](Executor& executor) {
         executor.touch(&earlier[0]);
         executor.touch(reused ? &earlier[0] : &earlier[1]);
     });
@@ -267,14 +268,14 @@ TEST_CASE("sleep_sets_reach_every_order_when_each_run_puts_its_objects_elsewhere
         CAPTURE(bound);
         ExploreState full;
         ExploreState reduced;
-        explore_with([](Chooser& chooser) { return mark_then_read(chooser, false); }, bound, false, full);
+        explore_with([](Decider& decider) { return mark_then_read(decider, false); }, bound, false, full);
         const ExploreTotals totals =
-            explore_with([](Chooser& chooser) { return mark_then_read(chooser, true); }, bound, true, reduced);
+            explore_with([](Decider& decider) { return mark_then_read(decider, true); }, bound, true, reduced);
         CHECK(!full.failures.empty());
         CHECK(!reduced.failures.empty());
         CHECK(totals.pruned_by_sleep > 0);
     }
-    const auto disjoint = [](Chooser& chooser) { return two_walks(chooser, 3, false, nullptr, false, true); };
+    const auto disjoint = [](Decider& decider) { return two_walks(decider, 3, false, nullptr, false, true); };
     ExploreState plain_state;
     ExploreState reduced_state;
     const ExploreTotals plain = explore_with(disjoint, 3, false, plain_state);
@@ -289,9 +290,9 @@ std::set<std::string> logs_reached(bool sleep_sets) {
     std::set<std::string> logs;
     ExploreState state;
     explore_with(
-        [&logs](Chooser& chooser) {
+        [&logs](Decider& decider) {
             Options options;
-            options.chooser = &chooser;
+            options.decider = &decider;
             options.footprints_complete = true;
             Executor executor(options);
             std::string log;
@@ -323,15 +324,15 @@ TEST_CASE("sleep_sets_step_aside_when_a_run_numbers_its_objects_otherwise") {
         CAPTURE(bound);
         int runs = 0;
         ExploreState reduced;
-        explore_with([&runs](Chooser& chooser) { return mark_then_read_after_reuse(chooser, runs); }, bound, true,
+        explore_with([&runs](Decider& decider) { return mark_then_read_after_reuse(decider, runs); }, bound, true,
                      reduced);
         CHECK(!reduced.failures.empty());
     }
 }
 
 TEST_CASE("state_caching_skips_states_reached_before_and_still_finds_the_lost_update") {
-    const auto converging = [](Chooser& chooser) { return two_walks(chooser, 3, false, nullptr, true); };
-    const auto unstated = [](Chooser& chooser) { return two_walks(chooser, 3, false); };
+    const auto converging = [](Decider& decider) { return two_walks(decider, 3, false, nullptr, true); };
+    const auto unstated = [](Decider& decider) { return two_walks(decider, 3, false); };
     ExploreState cached_state;
     ExploreState plain_state;
     ExploreState unstated_state;
@@ -349,7 +350,7 @@ TEST_CASE("state_caching_skips_states_reached_before_and_still_finds_the_lost_up
     for (std::uint32_t bound = 0; bound <= 2; ++bound) {
         CAPTURE(bound);
         ExploreState state;
-        explore_with([](Chooser& chooser) { return lost_update(chooser, true); }, bound, false, state);
+        explore_with([](Decider& decider) { return lost_update(decider, true); }, bound, false, state);
         CHECK(state.failures.empty() == (bound == 0));
     }
 }
@@ -364,9 +365,9 @@ TEST_CASE("state_caching_reaches_every_order_the_whole_tree_reaches") {
 namespace {
 
 // `tasks` tasks, each passing `points` schedule points; a run that passes.
-RunVerdict tasks_passing_points(Chooser& chooser, int tasks, int points) {
+RunVerdict tasks_passing_points(Decider& decider, int tasks, int points) {
     Options options;
-    options.chooser = &chooser;
+    options.decider = &decider;
     Executor executor(options);
     for (int i = 0; i < tasks; ++i)
         executor.spawn("t", [points](Task& task) {
@@ -380,7 +381,7 @@ RunVerdict tasks_passing_points(Chooser& chooser, int tasks, int points) {
 TEST_CASE("a_run_that_takes_another_way_on_its_prefix_is_a_nondeterministic_failure_with_that_prefix") {
     int runs = 0;
     // The second run has another first decision: three tasks to pick from, not two.
-    const auto unsteady = [&runs](Chooser& chooser) { return tasks_passing_points(chooser, ++runs == 1 ? 2 : 3, 1); };
+    const auto unsteady = [&runs](Decider& decider) { return tasks_passing_points(decider, ++runs == 1 ? 2 : 3, 1); };
     ExploreState state;
     const ExploreTotals totals = explore_with(unsteady, 1, false, state);  // keep_going: it still ends there
     CHECK(state.end == moq::sim::ExploreEnd::failure);
@@ -401,7 +402,7 @@ TEST_CASE("a_run_that_takes_another_way_on_its_prefix_is_a_nondeterministic_fail
 TEST_CASE("a_run_that_ends_before_its_prefix_does_is_nondeterministic_too") {
     int runs = 0;
     // The second run stops short of the first's decisions.
-    const auto shrinking = [&runs](Chooser& chooser) { return tasks_passing_points(chooser, 2, ++runs == 1 ? 3 : 0); };
+    const auto shrinking = [&runs](Decider& decider) { return tasks_passing_points(decider, 2, ++runs == 1 ? 3 : 0); };
     ExploreState state;
     explore_with(shrinking, 1, false, state);
     REQUIRE(state.failures.size() == 1);
@@ -418,7 +419,7 @@ TEST_CASE("a_frontier_the_first_run_does_not_take_is_refused") {
     options.bound = 1;
     options.start = &frontier;
     ExploreState state;
-    CHECK_THROWS_AS(explore([](Chooser& chooser) { return lost_update_unstated(chooser); }, options, state),
+    CHECK_THROWS_AS(explore([](Decider& decider) { return lost_update_unstated(decider); }, options, state),
                     moq::sim::NotDeterministic);
 }
 
@@ -438,7 +439,7 @@ Reached explore_walks(ExploreOptions options, const moq::sim::ExploreFrontier* s
     options.keep_going = true;
     options.start = start;
     reached.totals = explore(
-        [&reached](Chooser& chooser) { return two_walks(chooser, 3, true, &reached.orders, true); }, options, state);
+        [&reached](Decider& decider) { return two_walks(decider, 3, true, &reached.orders, true); }, options, state);
     reached.failures = state.failures.size();
     if (kept) *kept = std::move(state);
     return reached;
@@ -449,7 +450,7 @@ Reached explore_walks(ExploreOptions options, const moq::sim::ExploreFrontier* s
 // Decisions restored from a frontier keep no numbering of their run's objects; that is no
 // reason to distrust the footprints below them, and the sleep sets prune there again.
 TEST_CASE("sleep_sets_prune_below_a_restored_frontier") {
-    const auto disjoint = [](Chooser& chooser) { return two_walks(chooser, 3, false, nullptr, false, true); };
+    const auto disjoint = [](Decider& decider) { return two_walks(decider, 3, false, nullptr, false, true); };
     ExploreOptions options;
     options.bound = 3;
     options.state_caching = false;

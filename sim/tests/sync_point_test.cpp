@@ -11,6 +11,7 @@
 #include "kio/cell.hpp"
 #include "kio/core_lock.hpp"
 #include "kio/sync.hpp"
+#include "sim/choice_list.hpp"
 #include "sim/executor.hpp"
 
 using moq::sim::Executor;
@@ -160,7 +161,7 @@ TEST_CASE("a_spinning_task_lets_the_one_it_waits_for_run_under_every_strategy") 
         return spins;
     };
     for (std::uint64_t seed = 1; seed <= 50; ++seed) {
-        for (const StrategyKind kind : {StrategyKind::fifo, StrategyKind::random, StrategyKind::pct}) {
+        for (const StrategyKind kind : moq::sim::strategies()) {
             Options options = random_run(seed);
             options.strategy.kind = kind;
             options.max_steps = 1000;
@@ -170,7 +171,7 @@ TEST_CASE("a_spinning_task_lets_the_one_it_waits_for_run_under_every_strategy") 
     }
     moq::sim::ChoiceList defaults{{}};
     Options explored;
-    explored.chooser = &defaults;
+    explored.decider = &defaults;
     explored.max_steps = 1000;
     CHECK_LE(spin_run(explored), 4);
 }

@@ -108,7 +108,7 @@ TEST_CASE("the_json_lines_carry_the_schema_and_every_field") {
     trace.record(failed, 3, 100);
     trace.record(Event{.kind = EventKind::verdict, .code = 1, .task = 1}, 3, 100, "R12: expected an end");
     const std::string lines = moq::sim::trace_json_lines(trace.entries());
-    CHECK(lines.find(R"({"step":0,"time":0,"event":"spawn","schema":2,"task":"driver","task_id":0})") == 0);
+    CHECK(lines.find(R"({"step":0,"time":0,"event":"spawn","schema":3,"task":"driver","task_id":0})") == 0);
     CHECK(lines.find(R"("event":"wake","task":"reader","task_id":1,"effect":"queued","by":"driver","by_id":0)") !=
           std::string::npos);
     CHECK(lines.find(R"("read":"group","answer":"error","error":"route_failed")") != std::string::npos);

@@ -27,7 +27,7 @@ from moqsim_test_support import clean_environment  # noqa: E402  (cli's tests' o
 
 SOAK = Path(ROOT) / "scripts" / "moqtools" / "soak.py"
 SITE = "idle.finish.fired_during_walk"
-STRATEGIES_AND_MIXES = 3 * 2
+STRATEGIES_AND_MIXES = 5 * 2
 
 
 def soak(*args, env=None):
