@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/args.hpp"
-#include "cli/commands.hpp"
-#include "cli/watchdog.hpp"
+#include "runner/args.hpp"
+#include "runner/commands.hpp"
+#include "runner/watchdog.hpp"
 
 namespace {
 
@@ -115,13 +115,13 @@ int fail(std::string_view message, int status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const moq::cli::Program program{argc > 0 ? argv[0] : "moqsim"};
+    const moq::runner::Program program{argc > 0 ? argv[0] : "moqsim"};
     // The watchdog's descriptions point at `program`: it stops before that goes.
     struct StopWatchdog {
         StopWatchdog() = default;
         StopWatchdog(const StopWatchdog&) = delete;
         StopWatchdog& operator=(const StopWatchdog&) = delete;
-        ~StopWatchdog() { moq::cli::watchdog::stop(); }
+        ~StopWatchdog() { moq::runner::watchdog::stop(); }
     } const stop_watchdog;
     if (argc < 2) {
         return fail("no command (moqsim --help lists them)", bad_input_status);
@@ -129,20 +129,20 @@ int main(int argc, char** argv) {
     const std::string_view command = argv[1];
     try {
         const std::vector<std::string> arguments(argv + 2, argv + argc);
-        if (command == "sweep") return moq::cli::sweep(program, arguments);
-        if (command == "replay") return moq::cli::replay(program, arguments);
-        if (command == "explore") return moq::cli::explore(program, arguments);
-        if (command == "corpus") return moq::cli::corpus(program, arguments);
-        if (command == "merge") return moq::cli::merge(program, arguments);
-        if (command == "list") return moq::cli::list(program, arguments);
-        if (command == "shard") return moq::cli::shard(program, arguments);
-        if (command == "trace-diff") return moq::cli::trace_diff(program, arguments);
+        if (command == "sweep") return moq::runner::sweep(program, arguments);
+        if (command == "replay") return moq::runner::replay(program, arguments);
+        if (command == "explore") return moq::runner::explore(program, arguments);
+        if (command == "corpus") return moq::runner::corpus(program, arguments);
+        if (command == "merge") return moq::runner::merge(program, arguments);
+        if (command == "list") return moq::runner::list(program, arguments);
+        if (command == "shard") return moq::runner::shard(program, arguments);
+        if (command == "trace-diff") return moq::runner::trace_diff(program, arguments);
         if (command == "--help" || command == "help" || command == "-h") {
             std::fputs(usage_text, stdout);
             return 0;
         }
-        throw moq::cli::UsageError("unknown command '" + std::string(command) + "' (moqsim --help)");
-    } catch (const moq::cli::UsageError& error) {
+        throw moq::runner::UsageError("unknown command '" + std::string(command) + "' (moqsim --help)");
+    } catch (const moq::runner::UsageError& error) {
         return fail(error.what(), bad_input_status);
     } catch (const nlohmann::json::exception& error) {
         // A JSON input whose fields have the wrong shape.

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/args.hpp"
-#include "cli/options.hpp"
+#include "runner/args.hpp"
+#include "runner/options.hpp"
 #include "fuzz/support.hpp"
 #include "fuzz/sweep_options.hpp"
 #include "sim/seed_range.hpp"
@@ -40,32 +40,32 @@ void check_numbers(const std::string& text) {
 void parse_command(const std::string& command, const std::vector<std::string>& arguments) {
     const auto no_environment = [](const std::string&) { return std::optional<std::string>(); };
     if (command == "sweep") {
-        moq::fuzz::check_sweep_options(moq::cli::parse_sweep_options(arguments, no_environment));
+        moq::fuzz::check_sweep_options(moq::runner::parse_sweep_options(arguments, no_environment));
     } else if (command == "replay") {
-        const moq::cli::ReplayOptions options = moq::cli::parse_replay_options(arguments);
+        const moq::runner::ReplayOptions options = moq::runner::parse_replay_options(arguments);
         require(
             int{options.file.has_value()} + int{options.suite != nullptr} + int{options.decisions_file.has_value()} ==
                 1,
             "a replay of more or fewer than one of a file, a suite and a decisions file");
         require(!options.trace_format || options.trace_path, "a trace format without a trace");
     } else if (command == "explore") {
-        const moq::cli::ExploreOptions options = moq::cli::parse_explore_options(arguments, no_environment);
+        const moq::runner::ExploreOptions options = moq::runner::parse_explore_options(arguments, no_environment);
         require(options.suite != nullptr, "an exploration of no suite");
         require(!options.max_schedules || *options.max_schedules >= 1, "a budget of no schedule");
-        require(options.split_depth <= moq::cli::max_split_depth, "a split depth past the limit");
+        require(options.split_depth <= moq::runner::max_split_depth, "a split depth past the limit");
         require(!options.ops || options.split_depth == 4, "a split depth with small cases");
-        require(options.bound <= moq::cli::max_bound, "a bound past the limit");
+        require(options.bound <= moq::runner::max_bound, "a bound past the limit");
         require(!options.budget_seconds || *options.budget_seconds >= 1, "a budget of no time");
     } else if (command == "corpus") {
-        require(!moq::cli::parse_corpus_options(arguments).paths.empty(), "a corpus replay of nothing");
+        require(!moq::runner::parse_corpus_options(arguments).paths.empty(), "a corpus replay of nothing");
     } else if (command == "merge") {
-        require(!moq::cli::parse_merge_options(arguments).files.empty(), "a merge of nothing");
+        require(!moq::runner::parse_merge_options(arguments).files.empty(), "a merge of nothing");
     } else if (command == "trace-diff") {
-        const moq::cli::TraceDiffOptions options = moq::cli::parse_trace_diff_options(arguments);
+        const moq::runner::TraceDiffOptions options = moq::runner::parse_trace_diff_options(arguments);
         require(arguments.size() == 2 && options.first == arguments[0] && options.second == arguments[1],
                 "trace-diff reads other than its two arguments as its traces");
     } else if (command == "list") {
-        const moq::cli::ListOptions options = moq::cli::parse_list_options(arguments);
+        const moq::runner::ListOptions options = moq::runner::parse_list_options(arguments);
         require(options.suites || options.strategies || options.sites, "a list of nothing");
     }
 }
@@ -79,6 +79,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     arguments.erase(arguments.begin());
     try {
         parse_command(command, arguments);
-    } catch (const moq::cli::UsageError&) {}
+    } catch (const moq::runner::UsageError&) {}
     return 0;
 }

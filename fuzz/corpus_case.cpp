@@ -6,30 +6,30 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/args.hpp"
-#include "cli/corpus_file.hpp"
+#include "runner/args.hpp"
+#include "runner/corpus_file.hpp"
 #include "fuzz/support.hpp"
 
 using moq::fuzz::require;
 
 namespace {
 
-bool same_origin(const moq::cli::CorpusOrigin& a, const moq::cli::CorpusOrigin& b) {
+bool same_origin(const moq::runner::CorpusOrigin& a, const moq::runner::CorpusOrigin& b) {
     return a.seed == b.seed && a.index == b.index && a.mutant == b.mutant && a.mix == b.mix;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    moq::cli::CorpusCase stored;
+    moq::runner::CorpusCase stored;
     try {
-        stored = moq::cli::parse_corpus_case(moq::fuzz::as_text(data, size), "input");
-    } catch (const moq::cli::UsageError&) {
+        stored = moq::runner::parse_corpus_case(moq::fuzz::as_text(data, size), "input");
+    } catch (const moq::runner::UsageError&) {
         return 0;
     }
-    const std::string written = moq::cli::corpus_case_text(*stored.suite, *stored.value, stored.strategy, stored.origin,
+    const std::string written = moq::runner::corpus_case_text(*stored.suite, *stored.value, stored.strategy, stored.origin,
                                                            moq::properties::CaseOutcome{});
-    const moq::cli::CorpusCase again = moq::cli::parse_corpus_case(written, "written");
+    const moq::runner::CorpusCase again = moq::runner::parse_corpus_case(written, "written");
     require(again.suite == stored.suite, "the written case names another suite");
     require(again.strategy == stored.strategy, "the written case names another strategy");
     require(same_origin(again.origin, stored.origin), "the written case has another origin");

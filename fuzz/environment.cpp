@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/args.hpp"
-#include "cli/options.hpp"
+#include "runner/args.hpp"
+#include "runner/options.hpp"
 #include "fuzz/support.hpp"
 #include "fuzz/sweep_options.hpp"
 
@@ -26,7 +26,7 @@ namespace {
 
 using Variables = std::map<std::string, std::string>;
 
-moq::cli::Environment lookup(const Variables& variables) {
+moq::runner::Environment lookup(const Variables& variables) {
     return [&variables](const std::string& name) -> std::optional<std::string> {
         const auto found = variables.find(name);
         if (found == variables.end() || found->second.empty()) return std::nullopt;
@@ -44,14 +44,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const std::string value = line.substr(equals + 1);
         variables[line.substr(0, equals)] = value.substr(0, value.find('\0'));
     }
-    moq::cli::SweepOptions options;
+    moq::runner::SweepOptions options;
     try {
-        options = moq::cli::parse_sweep_options({}, lookup(variables));
-    } catch (const moq::cli::UsageError&) {
+        options = moq::runner::parse_sweep_options({}, lookup(variables));
+    } catch (const moq::runner::UsageError&) {
         return 0;
     }
     moq::fuzz::check_sweep_options(options);
-    const moq::cli::Shard shard = options.shard;
+    const moq::runner::Shard shard = options.shard;
     // The shard as each engine would set it; Slurm's from a task ID of 1 up (--array=1-N).
     const std::vector<Variables> engines{
         {{"GTEST_TOTAL_SHARDS", std::to_string(shard.total)}, {"GTEST_SHARD_INDEX", std::to_string(shard.index)}},
@@ -62,26 +62,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
          {"SLURM_ARRAY_TASK_MIN", "1"}}};
     Variables all;
     for (const Variables& engine : engines) {
-        const moq::cli::Shard again = moq::cli::shard_from_environment(lookup(engine));
+        const moq::runner::Shard again = moq::runner::shard_from_environment(lookup(engine));
         require(again.index == shard.index && again.total == shard.total, "a shard printed back reads as another");
         all.insert(engine.begin(), engine.end());
     }
     // Every engine at once, agreeing: the same shard.
-    const moq::cli::Shard agreed = moq::cli::shard_from_environment(lookup(all));
+    const moq::runner::Shard agreed = moq::runner::shard_from_environment(lookup(all));
     require(agreed.index == shard.index && agreed.total == shard.total, "engines that agree read as another shard");
     // The input's variables with the Kubernetes pair naming another shard: refused if
     // another engine's variables are set (they name `shard`), else that shard alone.
-    if (shard.total < moq::cli::max_shards) {
+    if (shard.total < moq::runner::max_shards) {
         Variables changed = variables;
         changed["JOB_COMPLETION_INDEX"] = std::to_string(shard.index);
         changed["MOQSIM_SHARD_COUNT"] = std::to_string(shard.total + 1);
         const auto set = lookup(variables);
         const bool others_set = set("GTEST_TOTAL_SHARDS") || set("TEST_TOTAL_SHARDS") || set("SLURM_ARRAY_TASK_COUNT");
         try {
-            const moq::cli::Shard alone = moq::cli::shard_from_environment(lookup(changed));
+            const moq::runner::Shard alone = moq::runner::shard_from_environment(lookup(changed));
             require(!others_set, "two engines naming different shards were not refused");
             require(alone.index == shard.index && alone.total == shard.total + 1, "a Kubernetes shard read as another");
-        } catch (const moq::cli::UsageError&) {
+        } catch (const moq::runner::UsageError&) {
             require(others_set, "a Kubernetes shard alone was refused");
         }
     }

@@ -35,9 +35,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/args.hpp"
-#include "cli/decisions_file.hpp"
-#include "cli/output.hpp"
+#include "runner/args.hpp"
+#include "runner/decisions_file.hpp"
+#include "runner/output.hpp"
 #include "fuzz/support.hpp"
 #include "properties/guided.hpp"
 #include "util/mutation.hpp"
@@ -96,9 +96,9 @@ void write_probes() {
     const std::vector<std::uint64_t> counts = moq::probe::hit_counts();
     for (std::size_t i = 0; i < all.size(); ++i) hits[std::string(all[i].name)] = counts[i];
     try {
-        moq::cli::write_atomically(probes_path,
+        moq::runner::write_atomically(probes_path,
                                    nlohmann::json{{"executions", executions}, {"hits", hits}}.dump(1) + "\n");
-    } catch (const moq::cli::UsageError& error) {
+    } catch (const moq::runner::UsageError& error) {
         std::fprintf(stderr, "suite_guided: cannot write the probes: %s\n", error.what());
     }
 }
@@ -127,7 +127,7 @@ void report_features(const std::vector<std::uint64_t>& probes_before, const std:
 }
 
 [[noreturn]] void report_finding(const GuidedInput& input, const moq::properties::GuidedRun& run) {
-    moq::cli::DecisionsFile file;
+    moq::runner::DecisionsFile file;
     file.suite = input.suite;
     file.value = input.value->clone();
     file.strategy = moq::sim::StrategyKind::random;
@@ -142,8 +142,8 @@ void report_features(const std::vector<std::uint64_t>& probes_before, const std:
                   static_cast<unsigned long long>(run.outcome.digest));
     const std::string path = settings().findings + "/" + name;
     try {
-        moq::cli::write_decisions_file(path, file);
-    } catch (const moq::cli::UsageError& error) {
+        moq::runner::write_decisions_file(path, file);
+    } catch (const moq::runner::UsageError& error) {
         std::fprintf(stderr, "suite_guided: cannot keep the failure: %s\n", error.what());
     }
     std::fprintf(stderr,

@@ -8,9 +8,9 @@
 
 #include <string>
 
-#include "cli/options.hpp"
-#include "cli/sweep_result.hpp"
-#include "cli/timed_sweep.hpp"
+#include "runner/options.hpp"
+#include "runner/sweep_result.hpp"
+#include "runner/timed_sweep.hpp"
 #include "fuzz/support.hpp"
 #include "sim/seed_range.hpp"
 
@@ -24,38 +24,38 @@ inline void check_seed_range(const sim::SeedRange& range) {
             "a seed range printed back reads as another");
 }
 
-inline void check_sweep_options(const cli::SweepOptions& options) {
+inline void check_sweep_options(const runner::SweepOptions& options) {
     check_seed_range(options.seeds);
     require(!options.suites.empty() && options.cases.size() == options.suites.size(), "a sweep of no suite");
     require(
-        options.shard.total >= 1 && options.shard.total <= cli::max_shards && options.shard.index < options.shard.total,
+        options.shard.total >= 1 && options.shard.total <= runner::max_shards && options.shard.index < options.shard.total,
         "a shard out of range");
-    nlohmann::json result = cli::new_sweep_result(cli::sweep_settings(options));
+    nlohmann::json result = runner::new_sweep_result(runner::sweep_settings(options));
     for (std::size_t i = 0; i < options.suites.size(); ++i) {
-        require(options.cases[i] >= 1 && options.cases[i] <= cli::max_cases, "a case count out of range");
-        const std::uint64_t run = cli::shard_share(options.seeds.count() * options.cases[i], options.shard);
-        result["suites"].push_back(cli::sweep_suite_result(options.suites[i]->name(), options.cases[i], run, 0, 1.0, 0,
+        require(options.cases[i] >= 1 && options.cases[i] <= runner::max_cases, "a case count out of range");
+        const std::uint64_t run = runner::shard_share(options.seeds.count() * options.cases[i], options.shard);
+        result["suites"].push_back(runner::sweep_suite_result(options.suites[i]->name(), options.cases[i], run, 0, 1.0, 0,
                                                            nlohmann::json::array()));
     }
-    const std::string problem = cli::sweep_result_problem(result);
+    const std::string problem = runner::sweep_result_problem(result);
     if (!problem.empty()) finding("the sweep would write a result merge refuses: " + problem);
     if (!options.duration_seconds) return;
     require(options.shard.total == 1 && !options.site_hits_path, "a timed sweep with shards or --site-hits");
-    require(options.shrink_seconds <= cli::max_shrink_seconds, "a shrink time out of range");
-    require(*options.duration_seconds >= 1 && *options.duration_seconds <= cli::max_duration_seconds,
+    require(options.shrink_seconds <= runner::max_shrink_seconds, "a shrink time out of range");
+    require(*options.duration_seconds >= 1 && *options.duration_seconds <= runner::max_duration_seconds,
             "a duration out of range");
     // After its first seed: every suite's cases of that seed, then stopped by time (or
     // finished, when that seed was the last).
     const std::uint64_t first = options.seeds.first;
     result["seeds"] = {first, first};
     for (std::size_t i = 0; i < options.suites.size(); ++i)
-        result["suites"][i] = cli::sweep_suite_result(options.suites[i]->name(), options.cases[i], options.cases[i], 0,
+        result["suites"][i] = runner::sweep_suite_result(options.suites[i]->name(), options.cases[i], options.cases[i], 0,
                                                       1.0, 0, nlohmann::json::array());
-    const cli::TimedStop stop = options.seeds.last == first ? cli::TimedStop::finished : cli::TimedStop::time;
+    const runner::TimedStop stop = options.seeds.last == first ? runner::TimedStop::finished : runner::TimedStop::time;
     result["timed"] =
-        cli::timed_section(*options.duration_seconds, options.seeds.last, stop, first,
-                           nlohmann::json::array({cli::timed_run(first, first, 1.0)}), options.keep_going);
-    if (const std::string timed = cli::sweep_result_problem(result); !timed.empty())
+        runner::timed_section(*options.duration_seconds, options.seeds.last, stop, first,
+                           nlohmann::json::array({runner::timed_run(first, first, 1.0)}), options.keep_going);
+    if (const std::string timed = runner::sweep_result_problem(result); !timed.empty())
         finding("a timed sweep would write a result it cannot resume: " + timed);
 }
 

@@ -14,10 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/args.hpp"
-#include "cli/buckets.hpp"
-#include "cli/sweep_merge.hpp"
-#include "cli/sweep_result.hpp"
+#include "runner/args.hpp"
+#include "runner/buckets.hpp"
+#include "runner/sweep_merge.hpp"
+#include "runner/sweep_result.hpp"
 #include "fuzz/support.hpp"
 
 using moq::fuzz::require;
@@ -69,7 +69,7 @@ void check_merged(const nlohmann::json& merged, std::size_t shards, ShardTotals&
     std::uint64_t merged_bucketed = 0;
     for (const nlohmann::json& bucket : merged["buckets"]) merged_bucketed += bucket["count"].get<std::uint64_t>();
     require(merged_bucketed == totals.bucketed, "the merged buckets' counts are not their shards' sum");
-    if (const std::string problem = moq::cli::buckets_problem(merged); !problem.empty())
+    if (const std::string problem = moq::runner::buckets_problem(merged); !problem.empty())
         moq::fuzz::finding("merged buckets do not read as a sweep's: " + problem);
     require(all_finite(merged), "a merged result holds a number JSON cannot write");
     require(nlohmann::json::parse(merged.dump(1) + "\n") == merged, "the merged result reads back as another");
@@ -79,25 +79,25 @@ void check_merged(const nlohmann::json& merged, std::size_t shards, ShardTotals&
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::vector<std::string> pieces = moq::fuzz::split(moq::fuzz::as_text(data, size), "\n---\n");
-    moq::cli::SweepMerge merging;
+    moq::runner::SweepMerge merging;
     bool merging_all = true;
     ShardTotals totals;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
         const std::string label = "result " + std::to_string(i);
         nlohmann::json result;
         try {
-            result = moq::cli::parse_sweep_result(pieces[i], label);
-        } catch (const moq::cli::UsageError&) {
+            result = moq::runner::parse_sweep_result(pieces[i], label);
+        } catch (const moq::runner::UsageError&) {
             merging_all = false;
             continue;
         }
-        require(moq::cli::is_sweep_result(result), "a result that reads is not a sweep result");
-        const nlohmann::json again = moq::cli::parse_sweep_result(result.dump(1) + "\n", "written " + label);
+        require(moq::runner::is_sweep_result(result), "a result that reads is not a sweep result");
+        const nlohmann::json again = moq::runner::parse_sweep_result(result.dump(1) + "\n", "written " + label);
         require(again == result, "a result written back reads back as another");
         if (!merging_all) continue;
         try {
             merging.add(result, label);
-        } catch (const moq::cli::UsageError&) {
+        } catch (const moq::runner::UsageError&) {
             merging_all = false;
             continue;
         }
@@ -107,7 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     nlohmann::json merged;
     try {
         merged = merging.finish();
-    } catch (const moq::cli::UsageError&) {
+    } catch (const moq::runner::UsageError&) {
         return 0;
     }
     check_merged(merged, pieces.size(), totals);

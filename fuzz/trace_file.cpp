@@ -7,18 +7,18 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/args.hpp"
-#include "cli/trace_file.hpp"
+#include "runner/args.hpp"
+#include "runner/trace_file.hpp"
 #include "fuzz/support.hpp"
 #include "sim/trace.hpp"
 
 using moq::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    moq::cli::TraceFile trace;
+    moq::runner::TraceFile trace;
     try {
-        trace = moq::cli::parse_trace_file(moq::fuzz::as_text(data, size), "input");
-    } catch (const moq::cli::UsageError&) {
+        trace = moq::runner::parse_trace_file(moq::fuzz::as_text(data, size), "input");
+    } catch (const moq::runner::UsageError&) {
         return 0;
     }
     require(!trace.events.empty() && trace.events.size() == trace.lines.size(), "events and lines disagree");
@@ -30,10 +30,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 "an event without its step, time or kind was read");
         written += event.dump() + "\n";
     }
-    const moq::cli::TraceFile again = moq::cli::parse_trace_file(written, "written");
-    require(moq::cli::first_difference(trace, trace) == trace.events.size(), "a trace differs from itself");
+    const moq::runner::TraceFile again = moq::runner::parse_trace_file(written, "written");
+    require(moq::runner::first_difference(trace, trace) == trace.events.size(), "a trace differs from itself");
     require(
-        again.events.size() == trace.events.size() && moq::cli::first_difference(trace, again) == trace.events.size(),
+        again.events.size() == trace.events.size() && moq::runner::first_difference(trace, again) == trace.events.size(),
         "the trace written again reads back as other events");
     return 0;
 }

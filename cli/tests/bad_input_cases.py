@@ -61,7 +61,7 @@ EXPLORE_30 = ["explore", "--suite", "gate", "--seed", "1", "--case", "30"]
 
 
 def decisions(listed):
-    """A decisions file (cli/decisions_file.hpp) of a small gate case with these decisions."""
+    """A decisions file (runner/decisions_file.hpp) of a small gate case with these decisions."""
     return json.dumps({"format": "moqsim-decisions", "version": 1, "suite": "gate", "bound": 1,
                        "case": {"drive": "woken", "mode": "idle", "seed": 1, "steps": [["yield", 0], ["write", 0]]},
                        "decisions": listed})
@@ -89,7 +89,7 @@ def shard_1(**change):
 
 
 def bucket_id(rule, check, suite, signature):
-    """cli/buckets.cpp's bucket_id: FNV-1a 64 over the fields, each ended by 0x1f; 12 hex digits."""
+    """runner/buckets.cpp's bucket_id: FNV-1a 64 over the fields, each ended by 0x1f; 12 hex digits."""
     value = 0xcbf29ce484222325
     for field in [rule, check, suite, *signature]:
         for byte in field.encode() + b"\x1f":
@@ -539,7 +539,7 @@ CASES = [
      "files": shard_1(**{"suites.0.seconds": 1.7e308}), "mentions": ["suites[0].seconds", "1.7e+308"]},
     {"name": "merge of a missing file", "args": ["merge", "a.json", "gone.json"], "files": SHARD_0,
      "mentions": ["'gone.json'"]},
-    # Buckets (cli/buckets.hpp): each field checked, a result without them still read.
+    # Buckets (runner/buckets.hpp): each field checked, a result without them still read.
     {"name": "merge of buckets that are not a list", "args": ["merge", "a.json", "b.json"],
      "files": shard_1(buckets={"id": "x"}), "mentions": ["b.json", "buckets: not a list"]},
     {"name": "merge of a bucket of an unknown check", "args": ["merge", "a.json", "b.json"],

@@ -1,4 +1,4 @@
-"""Buckets: a sweep that keeps going sorts its failures (cli/buckets.hpp).
+"""Buckets: a sweep that keeps going sorts its failures (runner/buckets.hpp).
 
 Needs a moqsim of a mutants build (build-sites/, which the canaries build): with the gate
 suite's finish of a walk that a wake fired during (idle.finish.fired_during_walk) switched

@@ -1,5 +1,5 @@
 """Which share of a run this process takes, with moqsim as the one authority: `moqsim shard
---json` reads the engines' variables by the rules of moqsim sweep (cli/shard.cpp) and
+--json` reads the engines' variables by the rules of moqsim sweep (runner/shard.cpp) and
 answers the shard's index and total and every variable it read, or refuses a bad
 environment in one line (ShardError here, its message moqsim's). Asking it also tells a
 GoogleTest-style runner that the run understood sharding (moqsim touches its status file).

@@ -101,7 +101,7 @@ def write_state(path, next_seed):
     write_reports(str(path.parent), [(path.name, json.dumps({"next_seed": next_seed}) + "\n")])
 
 
-# ---- buckets, joined as `moqsim merge` joins them (cli/buckets.hpp) ----
+# ---- buckets, joined as `moqsim merge` joins them (runner/buckets.hpp) ----
 
 def same_shape(known, bucket):
     """Found apart (another shard, another slice): one kind of failure if its message reads the same."""

@@ -21,7 +21,7 @@ def shard_from_environment(environ):
 
 
 class ShardEnvironmentTest(unittest.TestCase):
-    """The rules and messages of cli/shard.cpp, whose cases docs/TESTING.md lists, as the
+    """The rules and messages of runner/shard.cpp, whose cases docs/TESTING.md lists, as the
     scripts get them: from `moqsim shard`."""
 
     def refused(self, environ):
