@@ -1,8 +1,10 @@
-// The command line: a command's arguments, as each moqsim command parses them
-// (cli/options.hpp), and every argument as a seed range and a count (sim/seed_range.hpp,
-// which sim_digest and the benchmarks read numbers with too). The input is the
-// arguments separated by NUL bytes (as /proc/PID/cmdline holds them), the command
-// first. A refusal (UsageError) is the answer to a bad command line. A finding: any other
+// A command's arguments, as the runner reads each command's options from what its
+// command line gave (runner/options.hpp), and every argument as a seed range and a count
+// (sim/seed_range.hpp, which sim_digest and the benchmarks read numbers with too). The
+// input is the arguments separated by NUL bytes (as /proc/PID/cmdline holds them), the
+// command first; "--NAME=VALUE" and "--NAME VALUE" give an option, "--NAME" alone a switch,
+// anything else an argument (moqsim's CLI11 checks that syntax first, and is no code of
+// ours to fuzz). A refusal (UsageError) is the answer to bad input. A finding: any other
 // exception, a crash, a sanitizer report, a hang; options that break what a command
 // relies on (fuzz/sweep_options.hpp for sweep); a number or seed range that prints back
 // as another.
@@ -11,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "runner/args.hpp"
-#include "runner/options.hpp"
 #include "fuzz/support.hpp"
 #include "fuzz/sweep_options.hpp"
+#include "runner/args.hpp"
+#include "runner/options.hpp"
 #include "sim/seed_range.hpp"
 
 using moq::fuzz::require;
@@ -37,16 +39,33 @@ void check_numbers(const std::string& text) {
     }
 }
 
-void parse_command(const std::string& command, const std::vector<std::string>& arguments) {
+// What a command line of these arguments gives the runner.
+moq::runner::Given given_of(const std::vector<std::string>& arguments) {
+    moq::runner::Given given;
+    for (std::size_t i = 0; i < arguments.size(); ++i) {
+        const std::string& argument = arguments[i];
+        if (!argument.starts_with("--")) {
+            given.add_positional(argument);
+        } else if (const auto equals = argument.find('='); equals != std::string::npos) {
+            given.set(argument.substr(2, equals - 2), argument.substr(equals + 1));
+        } else if (i + 1 < arguments.size() && !arguments[i + 1].starts_with("--")) {
+            given.set(argument.substr(2), arguments[++i]);
+        } else {
+            given.set_switch(argument.substr(2));
+        }
+    }
+    return given;
+}
+
+void parse_command(const std::string& command, const std::vector<std::string>& listed) {
+    const moq::runner::Given arguments = given_of(listed);
     const auto no_environment = [](const std::string&) { return std::optional<std::string>(); };
     if (command == "sweep") {
         moq::fuzz::check_sweep_options(moq::runner::parse_sweep_options(arguments, no_environment));
     } else if (command == "replay") {
         const moq::runner::ReplayOptions options = moq::runner::parse_replay_options(arguments);
-        require(
-            int{options.file.has_value()} + int{options.suite != nullptr} + int{options.decisions_file.has_value()} ==
-                1,
-            "a replay of more or fewer than one of a file, a suite and a decisions file");
+        require(int{options.file.has_value()} + int{options.suite != nullptr} == 1,
+                "a replay of more or fewer than one of a file and a suite");
         require(!options.trace_format || options.trace_path, "a trace format without a trace");
     } else if (command == "explore") {
         const moq::runner::ExploreOptions options = moq::runner::parse_explore_options(arguments, no_environment);
@@ -62,7 +81,7 @@ void parse_command(const std::string& command, const std::vector<std::string>& a
         require(!moq::runner::parse_merge_options(arguments).files.empty(), "a merge of nothing");
     } else if (command == "trace-diff") {
         const moq::runner::TraceDiffOptions options = moq::runner::parse_trace_diff_options(arguments);
-        require(arguments.size() == 2 && options.first == arguments[0] && options.second == arguments[1],
+        require(listed.size() == 2 && options.first == listed[0] && options.second == listed[1],
                 "trace-diff reads other than its two arguments as its traces");
     } else if (command == "list") {
         const moq::runner::ListOptions options = moq::runner::parse_list_options(arguments);

@@ -1,44 +1,55 @@
-// A saved case, as `moqsim replay FILE` and `moqsim corpus` read it (cli/corpus_file.hpp),
-// then run as they run it. A refusal (UsageError) is the answer to a bad file. A finding:
-// any other exception, a crash, a sanitizer report, a hang; a case that reads but does
-// not read back as the same case from the text `--save` writes for it; a run that throws
-// or gives another digest when run again.
+// A saved case, as `moqsim replay FILE` and `moqsim corpus` read it
+// (runner/replay_file.hpp), then run along its decisions as they run it. A refusal
+// (UsageError) is the answer to a bad file. A finding: any other exception, a crash, a
+// sanitizer report, a hang; a case that reads but does not read back as the same case,
+// with the same decisions, from the text `--save` writes for it; a run that throws or
+// gives another digest when run again.
 #include <cstdint>
 #include <string>
 
-#include "runner/args.hpp"
-#include "runner/corpus_file.hpp"
 #include "fuzz/support.hpp"
+#include "properties/explore.hpp"
+#include "runner/args.hpp"
+#include "runner/replay_file.hpp"
 
 using moq::fuzz::require;
 
 namespace {
 
-bool same_origin(const moq::runner::CorpusOrigin& a, const moq::runner::CorpusOrigin& b) {
-    return a.seed == b.seed && a.index == b.index && a.mutant == b.mutant && a.mix == b.mix;
+bool same_decisions(const std::vector<moq::sim::Decision>& a, const std::vector<moq::sim::Decision>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].kind != b[i].kind || a[i].choice != b[i].choice || a[i].options != b[i].options ||
+            a[i].where != b[i].where)
+            return false;
+    return true;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    moq::runner::CorpusCase stored;
+    moq::runner::ReplayFile stored;
     try {
-        stored = moq::runner::parse_corpus_case(moq::fuzz::as_text(data, size), "input");
+        stored = moq::runner::parse_replay_file(moq::fuzz::as_text(data, size), "input");
     } catch (const moq::runner::UsageError&) {
         return 0;
     }
-    const std::string written = moq::runner::corpus_case_text(*stored.suite, *stored.value, stored.strategy, stored.origin,
-                                                           moq::properties::CaseOutcome{});
-    const moq::runner::CorpusCase again = moq::runner::parse_corpus_case(written, "written");
+    const std::string written = moq::runner::replay_file_text(stored);
+    const moq::runner::ReplayFile again = moq::runner::parse_replay_file(written, "written");
     require(again.suite == stored.suite, "the written case names another suite");
-    require(again.strategy == stored.strategy, "the written case names another strategy");
-    require(same_origin(again.origin, stored.origin), "the written case has another origin");
+    require(again.mutant == stored.mutant, "the written case names another mutant");
+    require(again.found_by.way == stored.found_by.way && again.found_by.seed == stored.found_by.seed &&
+                again.found_by.index == stored.found_by.index && again.found_by.strategy == stored.found_by.strategy,
+            "the written case says it was found otherwise");
+    require(again.digest == stored.digest && again.bound == stored.bound,
+            "the written case has another digest or bound");
+    require(same_decisions(again.decisions, stored.decisions), "the written case has other decisions");
     require(again.value->to_json() == stored.value->to_json(), "the written case reads back as another case");
     require(!stored.value->describe().empty(), "a case without a description");
 
-    const moq::properties::RunSettings settings{stored.strategy, false};
-    const moq::properties::CaseOutcome first = stored.value->run(settings);
-    const moq::properties::CaseOutcome second = again.value->run(settings);
-    require(first.digest == second.digest && first.ok == second.ok, "the same case ran two ways");
+    const moq::properties::DecidedRun first = moq::properties::run_decisions(*stored.value, stored.decisions);
+    const moq::properties::DecidedRun second = moq::properties::run_decisions(*again.value, again.decisions);
+    require(first.outcome.digest == second.outcome.digest && first.outcome.ok == second.outcome.ok,
+            "the same case ran two ways");
     return 0;
 }

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "runner/args.hpp"
-#include "runner/options.hpp"
 #include "fuzz/support.hpp"
 #include "fuzz/sweep_options.hpp"
+#include "runner/args.hpp"
+#include "runner/options.hpp"
 
 using moq::fuzz::require;
 
@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     moq::runner::SweepOptions options;
     try {
-        options = moq::runner::parse_sweep_options({}, lookup(variables));
+        options = moq::runner::parse_sweep_options(moq::runner::Given{}, lookup(variables));
     } catch (const moq::runner::UsageError&) {
         return 0;
     }

@@ -8,8 +8,8 @@
 // when it runs no new line.
 //
 // A run the suite's model refuses is a finding: its case and every decision are written as
-// a decisions file (MOQ_FUZZ_FINDINGS, default the current folder), which
-// `moqsim replay --decisions FILE` replays, shrinks (--shrink) and saves (--save), and the
+// a case file (MOQ_FUZZ_FINDINGS, default the current folder), which
+// `moqsim replay FILE` replays, shrinks (--shrink) and saves (--save), and the
 // target aborts, so libFuzzer keeps the input and stops.
 //
 // MOQ_FUZZ_KEEP_GOING=1 makes a refused run a line, "guided failure at execution N: ...",
@@ -35,11 +35,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/args.hpp"
-#include "runner/decisions_file.hpp"
-#include "runner/output.hpp"
 #include "fuzz/support.hpp"
 #include "properties/guided.hpp"
+#include "runner/args.hpp"
+#include "runner/output.hpp"
+#include "runner/replay_file.hpp"
 #include "util/mutation.hpp"
 #include "util/probe.hpp"
 
@@ -97,7 +97,7 @@ void write_probes() {
     for (std::size_t i = 0; i < all.size(); ++i) hits[std::string(all[i].name)] = counts[i];
     try {
         moq::runner::write_atomically(probes_path,
-                                   nlohmann::json{{"executions", executions}, {"hits", hits}}.dump(1) + "\n");
+                                      nlohmann::json{{"executions", executions}, {"hits", hits}}.dump(1) + "\n");
     } catch (const moq::runner::UsageError& error) {
         std::fprintf(stderr, "suite_guided: cannot write the probes: %s\n", error.what());
     }
@@ -126,31 +126,26 @@ void report_features(const std::vector<std::uint64_t>& probes_before, const std:
         extra_features[feature_slots / 2 + i] = sites[i] != sites_before[i] ? 1 : 0;
 }
 
-[[noreturn]] void report_finding(const GuidedInput& input, const moq::properties::GuidedRun& run) {
-    moq::runner::DecisionsFile file;
-    file.suite = input.suite;
-    file.value = input.value->clone();
-    file.strategy = moq::sim::StrategyKind::random;
-    if (const char* mutant = std::getenv("MOQ_MUTANT"); mutant && *mutant) file.mutant = mutant;
-    // The shrink explores within the bound: the costly choices the run made off their defaults.
-    file.bound = run.costly_choices;
-    file.message = run.outcome.message;
-    file.digest = run.outcome.digest;
-    file.decisions = run.decisions;
+[[noreturn]] void report_finding(const GuidedInput& input, const moq::properties::CaseOutcome& run) {
+    moq::runner::FoundBy found;
+    found.way = "guided";
+    std::optional<std::string> mutant;
+    if (const char* name = std::getenv("MOQ_MUTANT"); name && *name) mutant = name;
+    const moq::runner::ReplayFile file = moq::runner::replay_file_of(*input.suite, *input.value, run, mutant, found);
     char name[64];
     std::snprintf(name, sizeof name, "guided-%s-%016llx.json", std::string(input.suite->name()).c_str(),
-                  static_cast<unsigned long long>(run.outcome.digest));
+                  static_cast<unsigned long long>(run.digest));
     const std::string path = settings().findings + "/" + name;
     try {
-        moq::runner::write_decisions_file(path, file);
+        moq::runner::write_replay_file(path, file);
     } catch (const moq::runner::UsageError& error) {
         std::fprintf(stderr, "suite_guided: cannot keep the failure: %s\n", error.what());
     }
     std::fprintf(stderr,
                  "guided failure after %llu executions: %s: %s\n"
-                 "replay: moqsim replay --decisions %s   (--shrink, then --save corpus/NAME.json)\n",
+                 "replay: moqsim replay %s   (--shrink, then --save corpus/NAME.json)\n",
                  static_cast<unsigned long long>(executions), std::string(input.suite->name()).c_str(),
-                 run.outcome.message.c_str(), path.c_str());
+                 run.message.c_str(), path.c_str());
     moq::fuzz::finding("a case the suite's model refuses");
 }
 
@@ -168,12 +163,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ++executions;
     const std::vector<std::uint64_t> probes_before = moq::probe::hit_counts();
     const std::vector<std::uint64_t> sites_before = site_counts();
-    const moq::properties::GuidedRun run = moq::properties::guided_run(*input);
+    const moq::properties::CaseOutcome run = moq::properties::guided_run(*input);
     report_features(probes_before, sites_before);
-    if (!run.outcome.ok && settings().keep_going)
+    if (!run.ok && settings().keep_going)
         std::fprintf(stderr, "guided failure at execution %llu: %s\n", static_cast<unsigned long long>(executions),
-                     run.outcome.message.c_str());
-    else if (!run.outcome.ok)
+                     run.message.c_str());
+    else if (!run.ok)
         report_finding(*input, run);
     return 0;
 }

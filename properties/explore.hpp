@@ -7,13 +7,16 @@
 
 namespace moq::properties {
 
-// The schedules of `value` under `settings` (its strategy names the runs in their traces;
-// its decider is the explorer's). Adds to `state`, and returns this case's totals.
+// The schedules of `value` under `settings` (its decider is the explorer's). Adds to
+// `state`, and returns this case's totals. With `around` (a recorded run's decisions), the
+// exploration is around that run: each point's default is the choice the run made there
+// while the run follows it, so bound 0 is that run and each unit of the bound one choice
+// other than its.
 sim::ExploreTotals explore_case(const Case& value, const sim::ExploreOptions& options, sim::ExploreState& state,
-                                RunSettings settings = {});
+                                RunSettings settings = {}, const std::vector<sim::Decision>& around = {});
 
-// One run of `value` along `decisions` (the defaults past them); `followed` tells whether
-// the run made exactly those decisions.
+// One run of `value` along `decisions` (the defaults past them), its decisions recorded
+// (CaseOutcome::decisions); `followed` tells whether the run made exactly those decisions.
 struct DecidedRun {
     CaseOutcome outcome;
     bool followed = false;

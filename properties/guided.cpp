@@ -222,16 +222,12 @@ std::uint32_t ByteDecider::choose(const sim::DecisionPoint& point) {
     return answer(at < bytes_.size() ? bytes_[at] : tail_byte(tail_, at), point);
 }
 
-GuidedRun guided_run(const GuidedInput& input) {
+CaseOutcome guided_run(const GuidedInput& input) {
     ByteDecider bytes(input.decisions, input.case_hash);
     RunSettings settings;
     settings.decider = &bytes;
     settings.record_decisions = true;
-    GuidedRun run;
-    run.outcome = input.value->run(settings);
-    run.decisions = std::move(run.outcome.decisions);
-    run.costly_choices = run.outcome.costly_choices;
-    return run;
+    return input.value->run(settings);
 }
 
 std::string guided_fresh(const Suite& suite, std::mt19937_64& random, Mix mix) {

@@ -70,13 +70,8 @@ private:
 std::uint8_t tail_byte(std::uint64_t seed, std::size_t at);
 
 // The run of a guided input: its case along its decision bytes, the tail drawn from a
-// hash of the case's stored form.
-struct GuidedRun {
-    CaseOutcome outcome;
-    std::vector<sim::Decision> decisions;
-    std::uint32_t costly_choices = 0;
-};
-GuidedRun guided_run(const GuidedInput& input);
+// hash of the case's stored form, every decision recorded (CaseOutcome::decisions).
+CaseOutcome guided_run(const GuidedInput& input);
 
 // A fresh input of `suite`: a generated case (with `mix`) and no decision bytes.
 std::string guided_fresh(const Suite& suite, std::mt19937_64& random, Mix mix = Mix::fixed);

@@ -123,11 +123,11 @@ TEST_CASE("a_guided_run_replays_from_its_recorded_decisions_to_the_same_digest")
         auto input = guided_decode(moq::properties::guided_fresh(*suite, random));
         REQUIRE(input.has_value());
         for (int i = 0; i < 64; ++i) input->decisions.push_back(static_cast<std::uint8_t>(random()));
-        const moq::properties::GuidedRun run = moq::properties::guided_run(*input);
+        const moq::properties::CaseOutcome run = moq::properties::guided_run(*input);
         const moq::properties::DecidedRun again = moq::properties::run_decisions(*input->value, run.decisions);
         CHECK(again.followed);
-        CHECK(again.outcome.digest == run.outcome.digest);
-        CHECK(again.outcome.ok == run.outcome.ok);
+        CHECK(again.outcome.digest == run.digest);
+        CHECK(again.outcome.ok == run.ok);
     }
 }
 

@@ -56,53 +56,18 @@ std::uint64_t parse_duration(std::string_view text, std::string_view what) {
     return *number * unit;
 }
 
-Flags::Flags(const std::vector<std::string>& arguments, const std::vector<std::string_view>& with_value,
-             const std::vector<std::string_view>& switches) {
-    for (std::size_t i = 0; i < arguments.size(); ++i) {
-        const std::string_view arg = arguments[i];
-        if (!arg.starts_with("--")) {
-            positional_.emplace_back(arg);
-            continue;
-        }
-        std::string name(arg.substr(2));
-        std::optional<std::string> inline_value;
-        if (const auto equals = name.find('='); equals != std::string::npos) {
-            inline_value = name.substr(equals + 1);
-            name.resize(equals);
-        }
-        const bool takes_value = std::find(with_value.begin(), with_value.end(), name) != with_value.end();
-        const bool is_switch = std::find(switches.begin(), switches.end(), name) != switches.end();
-        if (takes_value) {
-            if (inline_value) {
-                values_.emplace(name, *inline_value);
-            } else if (i + 1 < arguments.size()) {
-                values_.emplace(name, arguments[++i]);
-            } else {
-                throw UsageError("--" + name + " needs a value");
-            }
-        } else if (is_switch && !inline_value) {
-            switches_.push_back(name);
-        } else {
-            throw UsageError("unknown option '" + std::string(arg) + "'");
-        }
-    }
+void Given::set(std::string name, std::string value) {
+    if (values_.contains(name)) throw UsageError("--" + name + " is given twice");
+    values_.emplace(std::move(name), std::move(value));
 }
 
-std::optional<std::string> Flags::value(std::string_view name) const {
-    const auto [begin, end] = values_.equal_range(name);
-    if (begin == end) return std::nullopt;
-    if (std::next(begin) != end) throw UsageError("--" + std::string(name) + " is given twice");
-    return begin->second;
+std::optional<std::string> Given::value(std::string_view name) const {
+    const auto found = values_.find(name);
+    if (found == values_.end()) return std::nullopt;
+    return found->second;
 }
 
-std::vector<std::string> Flags::values(std::string_view name) const {
-    std::vector<std::string> found;
-    const auto [begin, end] = values_.equal_range(name);
-    for (auto it = begin; it != end; ++it) found.push_back(it->second);
-    return found;
-}
-
-bool Flags::has(std::string_view name) const {
+bool Given::has(std::string_view name) const {
     return std::find(switches_.begin(), switches_.end(), name) != switches_.end();
 }
 

@@ -36,21 +36,24 @@ inline constexpr std::uint64_t max_duration_seconds = std::uint64_t{30} * 24 * 3
 // max_duration_seconds.
 std::uint64_t parse_duration(std::string_view text, std::string_view what);
 
-// Flags of one command: `--name value` and bare `--name` switches, plus positionals.
-class Flags {
+// What a command line gave one command: each option's value by its name (without the
+// dashes), the switches it named, and the arguments that are no option. moqsim's command
+// line (cli/) fills one after CLI11 has checked the syntax; a fuzz target or a test makes
+// its own. The runner reads every value through it and checks each with its own words.
+class Given {
 public:
-    // `arguments` are the command's (after its name); `with_value` names flags that take a
-    // value, `switches` those that do not.
-    Flags(const std::vector<std::string>& arguments, const std::vector<std::string_view>& with_value,
-          const std::vector<std::string_view>& switches);
+    // --name value; UsageError when the option is given twice.
+    void set(std::string name, std::string value);
+    // --name, a switch.
+    void set_switch(std::string name) { switches_.push_back(std::move(name)); }
+    void add_positional(std::string value) { positional_.push_back(std::move(value)); }
 
     [[nodiscard]] std::optional<std::string> value(std::string_view name) const;
-    [[nodiscard]] std::vector<std::string> values(std::string_view name) const;
     [[nodiscard]] bool has(std::string_view name) const;
     [[nodiscard]] const std::vector<std::string>& positional() const { return positional_; }
 
 private:
-    std::multimap<std::string, std::string, std::less<>> values_;
+    std::map<std::string, std::string, std::less<>> values_;
     std::vector<std::string> switches_;
     std::vector<std::string> positional_;
 };

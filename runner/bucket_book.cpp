@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "runner/buckets.hpp"
-#include "runner/corpus_file.hpp"
+#include "runner/replay_file.hpp"
 #include "runner/shrink.hpp"
 
 namespace moq::runner {
@@ -88,8 +88,10 @@ Sorted BucketBook::add_failure(const Failure& failure) {
             return known_bucket(buckets_[found->second]["id"].get<std::string>());
         }
     }
+    // The failing run again, its decisions recorded for the bucket's case file.
+    const properties::CaseOutcome recorded = recorded_run(failure.value, properties::RunSettings{settings_.strategy});
     Shrunk shrunk;
-    if (settings_.shrink_time.count() > 0) {
+    if (settings_.shrink_time.count() > 0 && !recorded.ok) {
         ShrinkLimits limits;
         limits.deadline = std::chrono::steady_clock::now() + settings_.shrink_time;
         // Smaller cases must break the same rule the same way: a shrink does not wander off to another bug.
@@ -97,10 +99,10 @@ Sorted BucketBook::add_failure(const Failure& failure) {
             const FailureKind smaller = failure_kind(outcome.message);
             return smaller.rule == kind.rule && smaller.check == kind.check;
         };
-        shrunk = shrink(failure.value, properties::RunSettings{settings_.strategy, false}, limits);
+        shrunk = shrink(Failing{&failure.value, recorded, settings_.strategy}, limits);
     } else {
         shrunk.smallest = failure.value.clone();
-        shrunk.outcome = failed_outcome(failure);
+        shrunk.outcome = recorded.ok ? failed_outcome(failure) : recorded;
     }
     const std::vector<std::string> signature = failure.suite.operation_kinds(*shrunk.smallest);
     Sorted sorted = count_into(kind, failure, signature, *shrunk.smallest, shrunk.outcome, shrunk.complete);
@@ -127,11 +129,12 @@ Sorted BucketBook::count_into(const FailureKind& kind, const Failure& failure,
         count(found->second);
         return known_bucket(id);
     }
-    CorpusOrigin origin;
-    origin.seed = failure.seed;
-    origin.index = failure.index;
-    origin.mutant = settings_.mutant;
-    origin.mix = settings_.mix;
+    FoundBy found;
+    found.way = "sweep";
+    found.strategy = settings_.strategy;
+    found.seed = failure.seed;
+    found.index = failure.index;
+    found.mix = settings_.mix;
     nlohmann::json bucket = {
         {"id", id},
         {"rule", kind.rule},
@@ -148,7 +151,8 @@ Sorted BucketBook::count_into(const FailureKind& kind, const Failure& failure,
           {"case", failure.index},
           {"steps", smallest_outcome.steps},
           {"complete", complete},
-          {"saved", corpus_case_json(failure.suite, smallest, settings_.strategy, origin, smallest_outcome)}}}};
+          {"saved",
+           replay_file_json(replay_file_of(failure.suite, smallest, smallest_outcome, settings_.mutant, found))}}}};
     // A nondeterministic case is its own bucket: no other joins it by the shape of its message.
     if (kind.check != nondeterministic_check) bucket["shape"] = message_shape(failure.message);
     by_id_.emplace(id, buckets_.size());

@@ -8,12 +8,12 @@
 #include <set>
 #include <utility>
 
-#include "runner/args.hpp"
-#include "runner/corpus_file.hpp"
-#include "runner/output.hpp"
-#include "runner/sweep_result.hpp"
 #include "properties/suite.hpp"
 #include "properties/swarm.hpp"
+#include "runner/args.hpp"
+#include "runner/output.hpp"
+#include "runner/replay_file.hpp"
+#include "runner/sweep_result.hpp"
 #include "sim/executor.hpp"
 #include "sim/strategy.hpp"
 #include "sim/trace.hpp"
@@ -78,7 +78,7 @@ std::string smallest_problem(const nlohmann::json& smallest, const std::string& 
         if (smallest.contains(field) && !smallest[field].is_string()) return where + "." + field + ": not text";
     if (!smallest.contains("saved") || !smallest["saved"].is_object()) return where + ".saved: missing or not a case";
     try {
-        const CorpusCase saved = parse_corpus_case(smallest["saved"].dump(), where + ".saved");
+        const ReplayFile saved = parse_replay_file(smallest["saved"].dump(), where + ".saved");
         if (saved.suite->name() != bucket["suite"].get<std::string>())
             return where + ".saved: a case of suite " + std::string(saved.suite->name());
         if (nlohmann::json(saved.suite->operation_kinds(*saved.value)) != bucket["signature"])
@@ -310,13 +310,9 @@ void write_bucket_cases(nlohmann::json& buckets, const std::string& result_path,
     for (nlohmann::json& bucket : buckets) {
         nlohmann::json& smallest = bucket["smallest"];
         const std::string path = folder + "/" + bucket["id"].get<std::string>() + ".json";
-        write_atomically(path, corpus_case_layout(smallest["saved"]));
-        const nlohmann::json& origin = smallest["saved"].value("origin", nlohmann::json::object());
+        write_atomically(path, replay_file_layout(smallest["saved"]));
         smallest["file"] = path;
-        std::string replay = program;
-        replay.append(" replay ").append(path);
-        if (origin.contains("mutant")) replay.append(" --mutant ").append(origin["mutant"].get<std::string>());
-        smallest["replay"] = replay;
+        smallest["replay"] = program + " replay " + path;
     }
 }
 

@@ -1,24 +1,23 @@
 // moqsim explore: every schedule of one case, or of every small case of up to N operations
 // (properties/small_scope.hpp), within a preemption bound (sim/explorer.hpp), each judged
 // by the suite's model; totals as text or JSON, a progress line on standard
-// error, and for a failure its decisions file with the one command that replays it.
+// error, and for a failure its replay file with the one command that replays it.
 #include <chrono>
 #include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "properties/explore.hpp"
+#include "properties/small_scope.hpp"
 #include "runner/args.hpp"
 #include "runner/commands.hpp"
-#include "runner/corpus_file.hpp"
-#include "runner/decisions_file.hpp"
 #include "runner/explore_result.hpp"
 #include "runner/options.hpp"
 #include "runner/output.hpp"
+#include "runner/replay_file.hpp"
 #include "runner/shard.hpp"
 #include "runner/watchdog.hpp"
-#include "properties/explore.hpp"
-#include "properties/small_scope.hpp"
 
 namespace moq::runner {
 
@@ -27,19 +26,21 @@ namespace {
 struct ExploredCase {
     std::unique_ptr<properties::Case> value;
     std::string label;
+    std::vector<sim::Decision> around{};  // a file's decisions: the run explored around
 };
 
 ExploredCase explored_case(const ExploreOptions& options) {
     if (options.case_file) {
-        CorpusCase stored = read_corpus_file(*options.case_file);
+        ReplayFile stored = read_replay_file(*options.case_file);
         if (stored.suite != options.suite)
             throw UsageError(*options.case_file + ": a case of the " + std::string(stored.suite->name()) +
                              " suite, not of " + std::string(options.suite->name()));
-        return {std::move(stored.value), *options.case_file};
+        return {std::move(stored.value), *options.case_file, std::move(stored.decisions)};
     }
     return {options.suite->generate(options.seed, options.index, options.mix),
             std::string(options.suite->name()) + " seed " + std::to_string(options.seed) + " case " +
-                std::to_string(options.index)};
+                std::to_string(options.index),
+            {}};
 }
 
 // A line on standard error every few seconds of a long exploration.
@@ -109,15 +110,21 @@ void print_totals(const ExploreOptions& options, const nlohmann::json& result) {
 
 void report_failure(const Program& program, const ExploreOptions& options, const ExploredCase& explored,
                     const sim::ExploredFailure& failure) {
-    DecisionsFile file;
+    ReplayFile file;
     file.suite = options.suite;
     file.value = explored.value->clone();
     file.mutant = options.mutant;
+    file.found_by.way = "explore";
+    if (!options.case_file && !options.ops) {
+        file.found_by.seed = options.seed;
+        file.found_by.index = options.index;
+        file.found_by.mix = options.mix;
+    }
     file.bound = options.bound;
     file.message = failure.verdict.message;
     file.digest = failure.verdict.digest;
     file.decisions = failure.decisions;
-    write_decisions_file(options.failure_path, file);
+    write_replay_file(options.failure_path, file);
     FILE* out = options.json ? stderr : stdout;
     std::fprintf(out, "explore: FAILED: %s\n  digest %016llx\n  case: %s\n  decisions (%zu):\n",
                  failure.verdict.message.c_str(), static_cast<unsigned long long>(failure.verdict.digest),
@@ -127,9 +134,9 @@ void report_failure(const Program& program, const ExploreOptions& options, const
             std::fprintf(out, "    #%zu %s %u/%u %s\n", static_cast<std::size_t>(&decision - failure.decisions.data()),
                          std::string(sim::decision_kind_name(decision.kind)).c_str(), decision.choice, decision.options,
                          decision.where.c_str());
-    std::fprintf(out, "  decisions file: %s\n  replay: %s replay --decisions %s\n", options.failure_path.c_str(),
-                 program.name.c_str(), options.failure_path.c_str());
-    std::fprintf(out, "  shrink: %s replay --decisions %s --shrink --save SMALL.json\n", program.name.c_str(),
+    std::fprintf(out, "  case file: %s\n  replay: %s replay %s\n", options.failure_path.c_str(), program.name.c_str(),
+                 options.failure_path.c_str());
+    std::fprintf(out, "  shrink: %s replay %s --shrink --save SMALL.json\n", program.name.c_str(),
                  options.failure_path.c_str());
 }
 
@@ -199,7 +206,7 @@ void explore_all(const ExploreOptions& options, sim::ExploreOptions search, cons
         return;
     }
     if (resume) search.start = &resume->frontier;
-    properties::explore_case(*explored.value, search, state);
+    properties::explore_case(*explored.value, search, state, {}, explored.around);
 }
 
 // What a --resume file already holds that ended: its totals again, and its status.
@@ -212,11 +219,9 @@ int report_ended(const ExploreOptions& options, const ExploreBefore& before) {
 
 // The watchdog names a schedule that never ends by its number and small case; the same
 // command runs the exploration to it again.
-void watch_exploration(const Program& program, const std::vector<std::string>& arguments, const ExploreOptions& options,
-                       const std::string& label) {
+void watch_exploration(const Program& program, const ExploreOptions& options, const std::string& label) {
     watchdog::start(*options.case_timeout_seconds);
-    std::string again = program.name + " explore";
-    for (const std::string& argument : arguments) again += " " + argument;
+    const std::string again = program.command_line;
     watchdog::describe(
         [label, small = options.ops.has_value(), again](std::uint64_t hung_case, std::uint64_t schedules) {
             return watchdog::Described{"schedule " + std::to_string(schedules + 1) + " of " + label +
@@ -227,8 +232,8 @@ void watch_exploration(const Program& program, const std::vector<std::string>& a
 
 }  // namespace
 
-int explore(const Program& program, const std::vector<std::string>& arguments) {
-    const ExploreOptions options = parse_explore_options(arguments, process_environment());
+int explore(const Program& program, const Given& given) {
+    const ExploreOptions options = parse_explore_options(given, process_environment());
     if (options.mutant) activate_mutant(*options.mutant);
     check_writable(options.failure_path, "--failure");
     if (options.resume_path) {
@@ -250,7 +255,7 @@ int explore(const Program& program, const std::vector<std::string>& arguments) {
 
     ExploreProgress progress;
     std::uint64_t watched_case = 0;  // with --ops, the small case being explored
-    if (options.case_timeout_seconds) watch_exploration(program, arguments, options, settings_label);
+    if (options.case_timeout_seconds) watch_exploration(program, options, settings_label);
     sim::ExploreOptions search = search_options(options, progress, watched_case);
     const std::optional<ExploreResume> resume = before ? before->resume : std::nullopt;
     sim::ExploreState state;

@@ -5,10 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/commands.hpp"
-#include "runner/options.hpp"
 #include "properties/small_scope.hpp"
 #include "properties/suite.hpp"
+#include "runner/commands.hpp"
+#include "runner/options.hpp"
 #include "util/mutation.hpp"
 #include "util/probe.hpp"
 
@@ -85,8 +85,8 @@ void list_small_cases(const ListOptions& options) {
 
 }  // namespace
 
-int list(const Program&, const std::vector<std::string>& arguments) {
-    const ListOptions options = parse_list_options(arguments);
+int list(const Program&, const Given& given) {
+    const ListOptions options = parse_list_options(given);
     if (options.small_cases) {
         list_small_cases(options);
         return 0;

@@ -38,8 +38,8 @@ int merge_explorations(const MergeOptions& options) {
 
 }  // namespace
 
-int merge(const Program& program, const std::vector<std::string>& arguments) {
-    const MergeOptions options = parse_merge_options(arguments);
+int merge(const Program& program, const Given& given) {
+    const MergeOptions options = parse_merge_options(given);
     if (options.json_path) {
         check_writable(*options.json_path, "--json");
         check_bucket_case_folder(*options.json_path);

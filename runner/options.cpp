@@ -4,8 +4,8 @@
 #include <cctype>
 #include <sstream>
 
-#include "runner/watchdog.hpp"
 #include "properties/small_scope.hpp"
+#include "runner/watchdog.hpp"
 
 namespace moq::runner {
 
@@ -42,13 +42,13 @@ std::uint64_t parse_case_count(std::string_view text, std::string_view what) {
     return cases;
 }
 
-void refuse_positional(const Flags& flags, std::string_view command) {
+void refuse_positional(const Given& flags, std::string_view command) {
     if (!flags.positional().empty())
         throw UsageError(std::string(command) + " takes no argument '" + flags.positional().front() + "'");
 }
 
 // What a timed sweep cannot be combined with.
-void check_timed_options(const SweepOptions& options, const Flags& flags) {
+void check_timed_options(const SweepOptions& options, const Given& flags) {
     const char* const timed = options.resume_path ? "--resume" : "--duration";
     if (options.resume_path && flags.value("seeds"))
         throw UsageError("--resume continues from its file's next seed: drop --seeds");
@@ -63,7 +63,7 @@ void check_timed_options(const SweepOptions& options, const Flags& flags) {
 
 // What a sweep of the small cases (--ops) cannot be combined with: its cases are the
 // scope's, not drawn from a mix.
-void check_small_sweep_options(const Flags& flags) {
+void check_small_sweep_options(const Given& flags) {
     for (const char* setting :
          {"cases", "mix", "duration", "resume", "site-hits", "probes", "known-buckets", "recheck", "shrink-seconds"})
         if (flags.value(setting)) throw UsageError(std::string("--ops runs every small case once: drop --") + setting);
@@ -71,7 +71,7 @@ void check_small_sweep_options(const Flags& flags) {
 }
 
 // --case-timeout D (or off): the wall time a run may take before it is reported as a hang.
-std::optional<std::uint64_t> parse_case_timeout(const Flags& flags) {
+std::optional<std::uint64_t> parse_case_timeout(const Given& flags) {
     const std::optional<std::string> text = flags.value("case-timeout");
     if (!text) return watchdog::default_limit_seconds;
     if (*text == "off") return std::nullopt;
@@ -90,12 +90,7 @@ int parse_small_ops(std::string_view text) {
     return static_cast<int>(ops);
 }
 
-SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, const Environment& variables) {
-    const Flags flags(
-        arguments,
-        {"suite", "seeds", "cases", "strategy", "mix", "mutant", "json", "site-hits", "probes", "duration", "resume",
-         "max-failures", "shrink-seconds", "recheck", "known-buckets", "ops", "case-timeout"},
-        {"keep-going", "shrink"});
+SweepOptions parse_sweep_options(const Given& flags, const Environment& variables) {
     refuse_positional(flags, "sweep");
     SweepOptions options;
     options.case_timeout_seconds = parse_case_timeout(flags);
@@ -168,19 +163,14 @@ TraceFormat trace_format_for(const std::optional<TraceFormat>& asked, const std:
     return path == "-" && stdout_is_terminal ? TraceFormat::text : TraceFormat::jsonl;
 }
 
-TraceDiffOptions parse_trace_diff_options(const std::vector<std::string>& arguments) {
-    const Flags flags(arguments, {}, {});
+TraceDiffOptions parse_trace_diff_options(const Given& flags) {
     if (flags.positional().size() != 2)
         throw UsageError("trace-diff takes two traces (moqsim trace-diff A.jsonl B.jsonl), not " +
                          std::to_string(flags.positional().size()));
     return TraceDiffOptions{flags.positional()[0], flags.positional()[1]};
 }
 
-ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
-    const Flags flags(arguments,
-                      {"suite", "seed", "case", "strategy", "mix", "mutant", "trace", "trace-format", "save",
-                       "timeline", "ops", "decisions", "case-timeout"},
-                      {"shrink"});
+ReplayOptions parse_replay_options(const Given& flags) {
     ReplayOptions options;
     options.case_timeout_seconds = parse_case_timeout(flags);
     options.mutant = flags.value("mutant");
@@ -193,21 +183,15 @@ ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
     options.save_path = flags.value("save");
     options.timeline_path = flags.value("timeline");
     options.shrink = flags.has("shrink");
-    if (auto decisions = flags.value("decisions")) {
-        if (!flags.positional().empty() || flags.value("suite") || flags.value("seed") || flags.value("case") ||
-            flags.value("mix") || flags.value("strategy"))
-            throw UsageError("replay --decisions FILE takes its case from the file, not from other options");
-        options.decisions_file = *decisions;
-        return options;
-    }
     if (flags.positional().size() == 1) {
         if (flags.value("suite") || flags.value("seed") || flags.value("case") || flags.value("mix") ||
             flags.value("ops"))
-            throw UsageError("replay takes a corpus file or --suite/--seed/--case/--mix/--ops, not both");
+            throw UsageError("replay takes a case file or --suite/--seed/--case/--mix/--ops, not both");
+        if (flags.value("strategy")) throw UsageError("a case file replays along its decisions: drop --strategy");
         options.file = flags.positional().front();
     } else if (flags.positional().empty()) {
         const auto name = flags.value("suite");
-        if (!name) throw UsageError("replay needs --suite, --seed and --case (or a corpus file)");
+        if (!name) throw UsageError("replay needs --suite, --seed and --case (or a case file)");
         options.suite = parse_suite_name(*name);
         const auto seed_text = flags.value("seed");
         const auto case_text = flags.value("case");
@@ -225,7 +209,7 @@ ReplayOptions parse_replay_options(const std::vector<std::string>& arguments) {
         options.index = parse_count(*case_text, "--case", UINT64_MAX);
         options.mix = parse_mix_name(flags.value("mix").value_or("fixed"));
     } else {
-        throw UsageError("replay takes at most one corpus file");
+        throw UsageError("replay takes at most one case file");
     }
     if (auto text = flags.value("strategy")) options.strategy = parse_strategy_name(*text);
     return options;
@@ -237,11 +221,7 @@ const properties::Suite* parse_suite_name(const std::string& name) {
     return suite;
 }
 
-ExploreOptions parse_explore_options(const std::vector<std::string>& arguments, const Environment& variables) {
-    const Flags flags(arguments,
-                      {"suite", "seed", "case", "mix", "bound", "budget", "mutant", "failure", "ops", "split-depth",
-                       "max-schedules", "resume", "case-timeout"},
-                      {"json", "keep-going", "no-sleep-sets", "no-state-caching"});
+ExploreOptions parse_explore_options(const Given& flags, const Environment& variables) {
     if (!flags.positional().empty()) throw UsageError("explore takes no file but --case FILE");
     ExploreOptions options;
     options.case_timeout_seconds = parse_case_timeout(flags);
@@ -285,22 +265,19 @@ ExploreOptions parse_explore_options(const std::vector<std::string>& arguments, 
     return options;
 }
 
-CorpusOptions parse_corpus_options(const std::vector<std::string>& arguments) {
-    const Flags flags(arguments, {"mutant"}, {});
+CorpusOptions parse_corpus_options(const Given& flags) {
     CorpusOptions options;
     options.mutant = flags.value("mutant");
     options.paths = flags.positional().empty() ? std::vector<std::string>{"corpus"} : flags.positional();
     return options;
 }
 
-MergeOptions parse_merge_options(const std::vector<std::string>& arguments) {
-    const Flags flags(arguments, {"json"}, {});
+MergeOptions parse_merge_options(const Given& flags) {
     if (flags.positional().empty()) throw UsageError("merge needs the shard results to merge");
     return MergeOptions{flags.positional(), flags.value("json")};
 }
 
-ListOptions parse_list_options(const std::vector<std::string>& arguments) {
-    const Flags flags(arguments, {"suite", "ops"}, {"suites", "strategies", "sites", "probes", "json", "small-cases"});
+ListOptions parse_list_options(const Given& flags) {
     refuse_positional(flags, "list");
     ListOptions options;
     options.suites = flags.has("suites");

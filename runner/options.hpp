@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "properties/suite.hpp"
 #include "runner/args.hpp"
 #include "runner/shard.hpp"
-#include "properties/suite.hpp"
 
 namespace moq::runner {
 
@@ -67,7 +67,7 @@ struct SweepOptions {
 };
 // --seeds or MOQ_SEED, --cases or MOQ_<SUITE>_CASES, and the shard from `variables`.
 // With --resume the environment's seeds and case counts are not read.
-SweepOptions parse_sweep_options(const std::vector<std::string>& arguments, const Environment& variables);
+SweepOptions parse_sweep_options(const Given& given, const Environment& variables);
 // What a sweep result (and a site-hits file) records of the options: seeds, strategy,
 // mix, mutant and shard.
 nlohmann::json sweep_settings(const SweepOptions& options);
@@ -83,14 +83,13 @@ TraceFormat trace_format_for(const std::optional<TraceFormat>& asked, const std:
 int parse_small_ops(std::string_view text);
 
 struct ReplayOptions {
-    std::optional<std::string> file;            // a corpus file; otherwise suite, seed, index and mix
-    std::optional<int> ops;                     // with --ops N, index is a small case's (seed: the schedule's)
-    std::optional<std::string> decisions_file;  // --decisions: an explored schedule (cli/decisions_file.hpp)
+    std::optional<std::string> file;  // a replay file (runner/replay_file.hpp); otherwise suite, seed, index and mix
+    std::optional<int> ops;           // with --ops N, index is a small case's (seed: the schedule's)
     const properties::Suite* suite = nullptr;
     std::uint64_t seed = 0;
     std::uint64_t index = 0;
     properties::Mix mix = properties::Mix::fixed;
-    std::optional<sim::StrategyKind> strategy;  // unless given: the file's, or random
+    std::optional<sim::StrategyKind> strategy;  // a seed's case: unless given, random
     std::optional<std::string> mutant;
     std::optional<std::string> trace_path;  // `-`: standard output
     std::optional<TraceFormat> trace_format;
@@ -101,7 +100,7 @@ struct ReplayOptions {
     // with the command that runs it again (cli/watchdog.hpp); `off`: none.
     std::optional<std::uint64_t> case_timeout_seconds;
 };
-ReplayOptions parse_replay_options(const std::vector<std::string>& arguments);
+ReplayOptions parse_replay_options(const Given& given);
 
 // explore: one case, from --case FILE or --seed N --case I, or every small case of up to
 // --ops N operations; every schedule within the bound.
@@ -119,7 +118,7 @@ struct ExploreOptions {
     bool keep_going = false;
     bool json = false;  // the totals as JSON on standard output
     std::optional<std::string> mutant;
-    std::string failure_path = "moqsim-explore-failure.json";  // a failure's decisions file
+    std::string failure_path = "moqsim-explore-failure.json";  // a failure's replay file
     // The shard from the environment (as sweep reads it): with --ops every total-th small
     // case, otherwise the subtrees below each choice at split_depth (sim::ExploreShard).
     Shard shard;
@@ -134,7 +133,7 @@ struct ExploreOptions {
 };
 inline constexpr std::uint32_t max_split_depth = 1000;
 inline constexpr std::uint32_t max_bound = 1000;
-ExploreOptions parse_explore_options(const std::vector<std::string>& arguments, const Environment& variables);
+ExploreOptions parse_explore_options(const Given& given, const Environment& variables);
 // explore and replay read a suite's name the same way.
 const properties::Suite* parse_suite_name(const std::string& name);
 
@@ -142,20 +141,20 @@ struct CorpusOptions {
     std::vector<std::string> paths;  // files and folders; corpus/ unless given
     std::optional<std::string> mutant;
 };
-CorpusOptions parse_corpus_options(const std::vector<std::string>& arguments);
+CorpusOptions parse_corpus_options(const Given& given);
 
 struct MergeOptions {
     std::vector<std::string> files;
     std::optional<std::string> json_path;
 };
-MergeOptions parse_merge_options(const std::vector<std::string>& arguments);
+MergeOptions parse_merge_options(const Given& given);
 
 // trace-diff A B: the two traces.
 struct TraceDiffOptions {
     std::string first;
     std::string second;
 };
-TraceDiffOptions parse_trace_diff_options(const std::vector<std::string>& arguments);
+TraceDiffOptions parse_trace_diff_options(const Given& given);
 
 struct ListOptions {
     bool suites = false;
@@ -170,6 +169,6 @@ struct ListOptions {
 };
 // None named: all three, for a reader. --small-cases: the small cases' counts alone. --suites alone: one suite name a
 // line; --json: the suites as data (not with --strategies or --sites).
-ListOptions parse_list_options(const std::vector<std::string>& arguments);
+ListOptions parse_list_options(const Given& given);
 
 }  // namespace moq::runner

@@ -10,8 +10,8 @@
 
 namespace moq::runner {
 
-int shard(const Program&, const std::vector<std::string>& arguments) {
-    const Flags flags(arguments, {}, {"json"});
+int shard(const Program&, const Given& given) {
+    const Given& flags = given;
     if (!flags.positional().empty()) throw UsageError("shard takes no argument '" + flags.positional().front() + "'");
     const Shard found = shard_from_environment(process_environment());
     // The environment is good: this process understood the runner's sharding.

@@ -1,8 +1,19 @@
-// Minimising a failing case along its RapidCheck shrink tree.
+// Minimising a failure: its case along the case's shrink tree and its schedule with it,
+// whatever found it. A smaller case counts as failing when one of these runs of it fails,
+// tried in this order:
+//   1. along the decisions of the failing run so far (the defaults past them);
+//   2. where a sweep found it, under the strategy that found it, from the case's own seed;
+//   3. otherwise (an exploration's failure, the guided search's, a file's), an
+//      exploration within the preemptions the failing run spent (at most explore_bound),
+//      for a failure that needs a switch its default schedule lacks.
+// The failing run of each smaller case taken is the one its decisions come from. Once no
+// smaller case fails, the smallest is explored at each lower bound: the schedule kept is
+// the first failure at the fewest preemptions.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -11,11 +22,10 @@
 
 namespace moq::runner {
 
-struct Shrunk {
-    std::unique_ptr<properties::Case> smallest;
-    properties::CaseOutcome outcome;
-    std::size_t steps = 0;
-    bool complete = true;  // false: the time ran out before every smaller case was tried
+struct Failing {
+    const properties::Case* value = nullptr;
+    properties::CaseOutcome outcome;            // its failing run, with the decisions it made
+    std::optional<sim::StrategyKind> strategy;  // the sweep's, where a sweep found it
 };
 
 struct ShrinkLimits {
@@ -24,18 +34,26 @@ struct ShrinkLimits {
     // Which failures count as the same one (all, unless given): a candidate that fails
     // otherwise is not taken.
     std::function<bool(const properties::CaseOutcome&)> same_failure;
+    // The most preemptions an exploration of a candidate, or of the smallest case, spends.
+    std::uint32_t explore_bound = 2;
+    // A candidate whose exploration passes this many schedules without a failure counts as
+    // passing, so one large candidate cannot stall the shrink.
+    std::uint64_t schedules_per_candidate = 2000;
+    // Called after every candidate: how many were tried, and how many were taken.
+    std::function<void(std::size_t tried, std::size_t taken)> progress;
 };
 
-// How a smaller case is judged: its failing outcome, or nothing when it passes.
-using CandidateRun = std::function<std::optional<properties::CaseOutcome>(const properties::Case&)>;
+struct Shrunk {
+    std::unique_ptr<properties::Case> smallest;
+    properties::CaseOutcome outcome;  // its failing run, with its decisions
+    std::size_t steps = 0;            // smaller cases taken
+    std::uint64_t schedules = 0;      // runs made by explorations
+    bool complete = true;             // false: the deadline came first
+};
 
-// Repeatedly takes the first smaller case that `run_candidate` says fails, until none does
-// or the deadline passes. `outcome` is the failing case's own.
-Shrunk shrink_by(const properties::Case& failing, properties::CaseOutcome outcome, const CandidateRun& run_candidate,
-                 const ShrinkLimits& limits = {});
+Shrunk shrink(const Failing& failure, const ShrinkLimits& limits = {});
 
-// shrink_by with each candidate run once under `settings`.
-Shrunk shrink(const properties::Case& failing, const properties::RunSettings& settings,
-              const ShrinkLimits& limits = {});
+// The run of `value` under `settings` with its decisions recorded.
+properties::CaseOutcome recorded_run(const properties::Case& value, properties::RunSettings settings);
 
 }  // namespace moq::runner

@@ -122,7 +122,8 @@ void SuiteTally::record(std::uint64_t seed, std::uint64_t index, const propertie
                                  {"bucket", sorted.id}};
         if (parted) listed["parted"] = *parted;
         if (options.shrink && !parted) {
-            const Shrunk shrunk = shrink(value, properties::RunSettings{options.strategy, false});
+            const properties::CaseOutcome recorded = recorded_run(value, properties::RunSettings{options.strategy});
+            const Shrunk shrunk = shrink(Failing{&value, recorded, options.strategy});
             std::printf("  shrunk in %zu steps: %s\n  which fails: %s\n", shrunk.steps,
                         shrunk.smallest->describe().c_str(), shrunk.outcome.message.c_str());
             listed["shrunk"] = shrunk.smallest->to_json();

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "properties/suite.hpp"
 #include "runner/args.hpp"
 #include "runner/bucket_book.hpp"
 #include "runner/buckets.hpp"
@@ -19,7 +20,6 @@
 #include "runner/sweep_result.hpp"
 #include "runner/timed_sweep.hpp"
 #include "runner/watchdog.hpp"
-#include "properties/suite.hpp"
 #include "util/mutation.hpp"
 
 namespace moq::runner {
@@ -217,8 +217,8 @@ bool sweep_suite(const SweepContext& context, SuiteTally& tally, std::uint64_t c
 
 }  // namespace
 
-int sweep(const Program& program, const std::vector<std::string>& arguments) {
-    SweepOptions options = parse_sweep_options(arguments, process_environment());
+int sweep(const Program& program, const Given& given) {
+    SweepOptions options = parse_sweep_options(given, process_environment());
     std::optional<nlohmann::json> earlier;
     if (options.resume_path) {
         earlier = parse_sweep_result(read_input_file(*options.resume_path), *options.resume_path);

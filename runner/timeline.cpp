@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/timeline_assets.hpp"
+
 namespace moq::runner {
 namespace {
 
@@ -311,7 +313,7 @@ public:
         html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
         html += markup_escape(heading.title);
         html += "</title>\n<style>\n";
-        html += style_sheet;
+        html += timeline_assets::style_sheet;
         html += wake_style_sheet();
         html += "</style>\n</head>\n<body>\n<header>\n<h1>" + markup_escape(heading.title) + "</h1>\n<dl>";
         for (const auto& [name, value] : heading.facts)
@@ -323,73 +325,12 @@ public:
                 "</div>\n</div>\n";
         html += legend();
         html += "<script>\n";
-        html += script;
+        html += timeline_assets::script;
         html += "</script>\n</body>\n</html>\n";
         return html;
     }
 
 private:
-    static constexpr std::string_view style_sheet =
-        R"(body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222;background:#fff}
-h1{font-size:20px;margin:0 0 8px}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0 0 12px}
-dt{color:#666}dd{margin:0;font-family:monospace;white-space:pre-wrap;word-break:break-word}
-.failure{border:2px solid #d7191c;background:#fdecea;padding:8px 12px;margin:0 0 12px;border-radius:4px}
-.failure .rule{font-weight:bold;color:#b00}.failure .message{font-family:monospace;white-space:pre-wrap}
-.passed{border:2px solid #1a9641;background:#eaf6ec;padding:8px 12px;margin:0 0 12px;border-radius:4px}
-.note{background:#fff6d5;border:1px solid #e0b000;padding:6px 10px;margin:0 0 12px}
-button{font:inherit;margin-left:8px}
-.timeline{display:flex;border:1px solid #ccc}
-.scroller{overflow-x:auto;flex:1 1 auto}
-svg text{font:11px system-ui,sans-serif;fill:#222}
-svg.names{flex:none;border-right:1px solid #ccc;background:#fafafa}
-.lane-name{font-weight:bold;font-size:13px}.lane-id,.axis-name{fill:#777}
-.lane-bg{fill:#fff}.lane:nth-of-type(even) .lane-bg{fill:#f7f9fc}.run-row .lane-bg{fill:#f2f2f2}
-.lane-line{stroke:#c8c8c8;stroke-width:1}
-.step-band{fill:#000;opacity:.025}
-.axis text{fill:#555}.axis .time-label{fill:#7a3e00}.time-rule{stroke:#e08a00;stroke-dasharray:3 4;opacity:.6}
-.running{fill:#9ec5ef}
-.failure-band{fill:#d7191c;opacity:.18}.failure-step{fill:#d7191c;opacity:.06}
-.label{font-size:10.5px}.failure-label{font-weight:bold;fill:#b00;font-size:12px}
-.event:hover .mark{stroke:#000;stroke-width:2}
-.m-operation{fill:#1f6fd1}
-.m-answer-item{fill:#1a9641}.m-answer-pending{fill:#fff;stroke:#e08a00;stroke-width:2}
-.m-answer-end{fill:#333}.m-answer-error{fill:#d7191c}
-.m-gate-walked{fill:#0b8a8a}.m-gate-idle{fill:#fff;stroke:#0b8a8a;stroke-width:1.5}
-.m-verdict-ok{fill:none;stroke:#1a9641;stroke-width:2.2}
-.m-verdict-violated,.m-failure{fill:#d7191c;stroke:#700;stroke-width:1.5}.m-end-failed{fill:#d7191c}
-.bang{fill:#fff;font-weight:bold;font-size:13px;text-anchor:middle}
-.m-poll-pending{fill:#fff;stroke:#666;stroke-width:1.5}.m-poll-ready{fill:#666}
-.m-preempt{fill:#f28e2b}
-.m-run{fill:#1f4e8c}
-.m-spawn{fill:#fff;stroke:#333;stroke-width:2}
-.m-time{fill:#fff;stroke:#7a3e00;stroke-width:1.5}.m-time-hands{fill:none;stroke:#7a3e00;stroke-width:1.5}
-.m-end{fill:#333}
-.m-spurious,.m-eager{fill:none;stroke:#888;stroke-width:2}
-.m-stale_wake{fill:none;stroke:#b00;stroke-width:2}
-.m-fresh_task{fill:#fff;stroke:#888;stroke-width:1.5}
-.m-seed,.m-note{fill:#999}
-.wake-arrow,.legend-arrow{fill:none;stroke-width:1.6}
-.legend{display:flex;flex-wrap:wrap;gap:4px 16px;margin:12px 0;padding:8px;border:1px solid #ddd;background:#fcfcfc}
-.legend div{display:flex;align-items:center;gap:4px}.legend svg{flex:none}
-.help{color:#555;font-size:13px}
-)";
-
-    static constexpr std::string_view script = R"((function () {
-  // Brings the failing event into view: on load, and from the button.
-  var scroller = document.querySelector(".scroller");
-  var mark = document.getElementById("failure-mark");
-  function show() {
-    if (!mark || !scroller) return;
-    var x = Number(mark.getAttribute("data-x"));
-    scroller.scrollLeft = Math.max(0, x - scroller.clientWidth / 2);
-  }
-  var button = document.getElementById("show-failure");
-  if (button) button.addEventListener("click", show);
-  show();
-})();
-)";
-
     [[nodiscard]] double column_x(std::size_t index) const {
         return chart_margin + (static_cast<double>(index - first_) + 0.5) * column_width;
     }

@@ -21,8 +21,8 @@ void show(const char* mark, std::size_t index, const std::string& line) {
 
 }  // namespace
 
-int trace_diff(const Program&, const std::vector<std::string>& arguments) {
-    const TraceDiffOptions options = parse_trace_diff_options(arguments);
+int trace_diff(const Program&, const Given& given) {
+    const TraceDiffOptions options = parse_trace_diff_options(given);
     // Both read and checked before anything is printed.
     const TraceFile first = read_trace_file(options.first);
     const TraceFile second = read_trace_file(options.second);

@@ -61,8 +61,8 @@ EXPLORE_30 = ["explore", "--suite", "gate", "--seed", "1", "--case", "30"]
 
 
 def decisions(listed):
-    """A decisions file (runner/decisions_file.hpp) of a small gate case with these decisions."""
-    return json.dumps({"format": "moqsim-decisions", "version": 1, "suite": "gate", "bound": 1,
+    """A case file (runner/replay_file.hpp) of a small gate case with these decisions."""
+    return json.dumps({"format": "moqsim-case", "version": 2, "suite": "gate", "bound": 1,
                        "case": {"drive": "woken", "mode": "idle", "seed": 1, "steps": [["yield", 0], ["write", 0]]},
                        "decisions": listed})
 
@@ -104,7 +104,7 @@ def bucket(**change):
              "strategies": ["random"], "mixes": ["fixed"],
              "first": {"seed": 1, "case": 1, "message": "I1: ...", "replay": "moqsim replay --suite gate --seed 1 --case 1"},
              "smallest": {"seed": 1, "case": 1, "steps": 3, "complete": True,
-                          "saved": {"format": "moqsim-case", "version": 1, "suite": "gate",
+                          "saved": {"format": "moqsim-case", "version": 2, "suite": "gate",
                                     "case": {"drive": "woken", "mode": "idle", "seed": 1, "steps": []}}}}
     value.update(change)
     value.setdefault("id", bucket_id(value["rule"], value["check"], value["suite"], value["signature"]))
@@ -116,6 +116,9 @@ CASES = [
     {"name": "no command", "args": [], "mentions": ["no command"]},
     {"name": "unknown command", "args": ["frobnicate"], "mentions": ["'frobnicate'"]},
     {"name": "unknown option", "args": SWEEP + ["--colour"], "mentions": ["--colour"]},
+    {"name": "mistyped option", "args": SWEEP + ["--sed", "2"], "mentions": ["--sed", "did you mean --seeds?"]},
+    {"name": "mistyped command", "args": ["swep", "--suite", "gate"], "mentions": ["'swep'", "did you mean sweep?"]},
+    {"name": "help of an unknown command", "args": ["frobnicate", "--help"], "mentions": ["'frobnicate'"]},
     {"name": "option without its value", "args": ["sweep", "--suite"], "mentions": ["--suite"]},
     {"name": "option given twice", "args": SWEEP + ["--cases", "2"], "mentions": ["--cases", "twice"]},
     {"name": "switch given a value", "args": SWEEP + ["--shrink=yes"], "mentions": ["--shrink=yes"]},
@@ -382,12 +385,12 @@ CASES = [
     # Found by the fuzz targets (fuzz/): each stopped moqsim with a crash or with an error
     # naming no file, or let a merge write what no sweep could have.
     {"name": "case with a deeply nested origin", "args": ["replay", "deep.json"],
-     "files": {"deep.json": {"text": '{"format":"moqsim-case","version":1,"suite":"gate","case":{"drive":"woken",'
-                                     '"mode":"idle","seed":1,"steps":[]},"origin":' + "[" * 200000 + "]" * 200000 + "}"}},
+     "files": {"deep.json": {"text": '{"format":"moqsim-case","version":2,"suite":"gate","case":{"drive":"woken",'
+                                     '"mode":"idle","seed":1,"steps":[]},"found_by":' + "[" * 200000 + "]" * 200000 + "}"}},
      "mentions": ["deep.json", "nested deeper than 32"]},
     {"name": "case with a number past a double's range", "args": ["corpus", "cases"],
      "files": {"cases": {"folder": True}, "cases/good.json": {"fixture": "gate case"},
-               "cases/huge.json": {"text": '{"format":"moqsim-case","version":1,"suite":"waiter",'
+               "cases/huge.json": {"text": '{"format":"moqsim-case","version":2,"suite":"waiter",'
                                            '"case":{"steps":[{"list":0,"op":"move","waiter":1e400}]}}'}},
      "mentions": ["huge.json", "1e400"]},
     {"name": "case of another format", "args": ["replay", "sweep.json"],
@@ -400,8 +403,9 @@ CASES = [
      "files": {"v1.json": {"fixture": "gate case", "set": {"version": "1"}}}, "mentions": ["v1.json", "version"]},
     {"name": "case of an unknown suite", "args": ["replay", "suite.json"],
      "files": {"suite.json": {"fixture": "gate case", "set": {"suite": "nosuch"}}}, "mentions": ["'nosuch'"]},
-    {"name": "case of an unknown strategy", "args": ["replay", "strategy.json"],
-     "files": {"strategy.json": {"fixture": "gate case", "set": {"strategy": "lifo"}}}, "mentions": ["'lifo'"]},
+    {"name": "case found by an unknown strategy", "args": ["replay", "strategy.json"],
+     "files": {"strategy.json": {"fixture": "gate case", "set": {"found_by.strategy": "lifo"}}},
+     "mentions": ["found_by.strategy", '"lifo"']},
     {"name": "case of an unknown mode", "args": ["replay", "mode.json"],
      "files": {"mode.json": {"fixture": "gate case", "set": {"case.mode": "sideways"}}}, "mentions": ["'sideways'"]},
     {"name": "case step of an unknown name", "args": ["replay", "step.json"],
@@ -420,19 +424,22 @@ CASES = [
     {"name": "case with a number too big for its field", "args": ["replay", "huge.json"],
      "files": {"huge.json": {"fixture": "waiter case", "set": {"case.steps.0.waiter": 1e20}}},
      "mentions": ["huge.json", "1e+20"]},
-    {"name": "case origin of the wrong type", "args": ["replay", "origin.json"],
-     "files": {"origin.json": {"fixture": "gate case", "set": {"origin.seed": "one"}}},
-     "mentions": ["origin.seed", '"one"']},
-    {"name": "case origin of an unknown mix", "args": ["replay", "origin.json"],
-     "files": {"origin.json": {"fixture": "gate case", "set": {"origin.mix": "wild"}}},
-     "mentions": ["origin.mix", '"wild"']},
-    {"name": "a decisions file in the corpus that is not one", "args": ["corpus", "cases"],
+    {"name": "case found_by of the wrong type", "args": ["replay", "origin.json"],
+     "files": {"origin.json": {"fixture": "gate case", "set": {"found_by.seed": "one"}}},
+     "mentions": ["found_by.seed", '"one"']},
+    {"name": "case found_by of an unknown mix", "args": ["replay", "origin.json"],
+     "files": {"origin.json": {"fixture": "gate case", "set": {"found_by.mix": "wild"}}},
+     "mentions": ["found_by.mix", '"wild"']},
+    {"name": "a decisions file of an earlier moqsim in the corpus", "args": ["corpus", "cases"],
      "files": {"cases": {"folder": True},
                "cases/a.json": {"text": "{\"format\": \"moqsim-decisions\", \"version\": 1}\n"}},
-     "mentions": ["a.json"]},
+     "mentions": ["a.json", "moqsim convert"]},
+    {"name": "a case of version 1 in the corpus", "args": ["corpus", "cases"],
+     "files": {"cases": {"folder": True}, "cases/old.json": {"fixture": "gate case", "set": {"version": 1}}},
+     "mentions": ["old.json", "version 1", "moqsim convert"]},
     {"name": "a bad file stops the corpus replay", "args": ["corpus", "cases"],
      "files": {"cases": {"folder": True}, "cases/good.json": {"fixture": "gate case"},
-               "cases/version.json": {"fixture": "gate case", "set": {"version": 2}}},
+               "cases/version.json": {"fixture": "gate case", "set": {"version": 3}}},
      "mentions": ["version.json", "version"]},
     # Replay's conflicting forms.
     {"name": "replay of a file and a suite", "args": ["replay", "case.json", "--suite", "gate"],
@@ -554,7 +561,7 @@ CASES = [
      "files": shard_1(buckets=[bucket(strategies=["random", "pct"])]), "mentions": ["b.json", "buckets[0].strategies"]},
     {"name": "merge of a bucket whose smallest case is not a case", "args": ["merge", "a.json", "b.json"],
      "files": shard_1(buckets=[bucket(smallest={"seed": 1, "case": 1, "steps": 3, "complete": True,
-                                                "saved": {"format": "moqsim-case", "version": 1, "suite": "nosuch"}})]),
+                                                "saved": {"format": "moqsim-case", "version": 2, "suite": "nosuch"}})]),
      "mentions": ["b.json", "buckets[0].smallest.saved", "nosuch"]},
     {"name": "merge of a bucket whose smallest case has other operations", "args": ["merge", "a.json", "b.json"],
      "files": shard_1(buckets=[bucket(signature=["write"])]), "mentions": ["b.json", "buckets[0].smallest.saved",
@@ -563,7 +570,7 @@ CASES = [
      "files": shard_1(buckets=[bucket(), bucket()]), "mentions": ["b.json", "buckets[1].id", "twice"]},
     {"name": "merge --json whose buckets' case folder is a file", "args": ["merge", "a.json", "--json", "all.json"],
      "files": {**SHARD_0, "all.json.cases": {"text": "notes\n"}}, "mentions": ["'all.json.cases'"]},
-    # Exploration (moqsim explore) and the decisions files it writes (replay --decisions).
+    # Exploration (moqsim explore) and the case files it writes, with their decisions.
     {"name": "explore of an unknown suite", "args": ["explore", "--suite", "nosuch", "--seed", "1", "--case", "1"],
      "mentions": ["'nosuch'"]},
     {"name": "explore without a case", "args": ["explore", "--suite", "gate"], "mentions": ["--case"]},
@@ -613,19 +620,24 @@ CASES = [
     {"name": "merge of an exploration's shard twice", "args": ["merge", "a.json", "b.json"],
      "files": {"a.json": {"fixture": "gate explore 0 of 2"}, "b.json": {"fixture": "gate explore 0 of 2"}},
      "mentions": ["b.json", "shard 0", "twice"]},
-    {"name": "replay of decisions that are not JSON", "args": ["replay", "--decisions", "d.json"],
-     "files": {"d.json": {"text": "{\"format\": "}}, "mentions": ["d.json", "not JSON"]},
-    {"name": "replay of decisions of another format", "args": ["replay", "--decisions", "d.json"],
-     "files": {"d.json": {"fixture": "gate case"}}, "mentions": ["d.json", "format"]},
-    {"name": "replay of a decision past its options", "args": ["replay", "--decisions", "d.json"],
-     "files": {"d.json": {"text": decisions([{"kind": "pick", "options": 2, "choice": 2}])}},
+    {"name": "replay of decisions that are not strings", "args": ["replay", "d.json"],
+     "files": {"d.json": {"text": decisions([{"kind": "pick", "options": 2, "choice": 1}])}},
+     "mentions": ["d.json", "decision 0", "string"]},
+    {"name": "replay of a decisions file of an earlier moqsim", "args": ["replay", "d.json"],
+     "files": {"d.json": {"text": json.dumps({"format": "moqsim-decisions", "version": 1, "suite": "gate"})}},
+     "mentions": ["d.json", "moqsim convert FILE"]},
+    {"name": "replay of a decision past its options", "args": ["replay", "d.json"],
+     "files": {"d.json": {"text": decisions(["pick 2/2"])}},
      "mentions": ["d.json", "decision 0", "past its options"]},
-    {"name": "replay of a decision of an unknown kind", "args": ["replay", "--decisions", "d.json"],
-     "files": {"d.json": {"text": decisions([{"kind": "coin", "options": 2, "choice": 1}])}},
+    {"name": "replay of a decision of an unknown kind", "args": ["replay", "d.json"],
+     "files": {"d.json": {"text": decisions(["coin 1/2"])}},
      "mentions": ["d.json", "decision 0", "coin"]},
-    {"name": "replay of decisions the run parts from", "args": ["replay", "--decisions", "d.json"],
-     "files": {"d.json": {"text": decisions([{"kind": "clock_jump", "options": 2, "choice": 1}])}},
-     "mentions": ["d.json", "parts from", "decision 0"]},
-    {"name": "replay of decisions with a case of its own", "args": ["replay", "--decisions", "d.json", "--suite", "gate"],
+    {"name": "replay of a decision without its options", "args": ["replay", "d.json"],
+     "files": {"d.json": {"text": decisions(["pick 1"])}},
+     "mentions": ["d.json", "decision 0", "no options"]},
+    {"name": "replay --decisions, an option of earlier moqsims", "args": ["replay", "--decisions", "d.json"],
      "files": {"d.json": {"text": decisions([])}}, "mentions": ["--decisions"]},
+    {"name": "convert of nothing", "args": ["convert"], "mentions": ["convert needs"]},
+    {"name": "convert of a file that is no saved case", "args": ["convert", "sweep.json"],
+     "files": {"sweep.json": {"fixture": "gate 0 of 2"}}, "mentions": ["sweep.json", "convert"]},
 ]

@@ -33,6 +33,24 @@ run_status() {
 one_error_line() { [[ $(wc -l <"$work/err") == 1 ]] && grep -q '^moqsim: ' "$work/err"; }
 usage_error() { run_status 2 "$@" && one_error_line; }
 
+# The help: moqsim --help lists every command; moqsim COMMAND --help gives that command's
+# options (each one the command reads, with its default where it has one), exit 0.
+check "moqsim --help lists every command" bash -c "'$moqsim' --help >'$work/help' &&
+    for command in sweep replay explore corpus convert merge list shard trace-diff; do
+        grep -qE \"^  \$command +\" '$work/help' || exit 1; done"
+for command in sweep replay explore corpus convert merge list shard trace-diff; do
+    check "moqsim $command --help gives its usage and options" bash -c "'$moqsim' $command --help >'$work/help' &&
+        grep -q '^Usage: moqsim $command' '$work/help' && grep -q -- '-h,--help' '$work/help'"
+done
+check "sweep --help names each option with its default" bash -c "'$moqsim' sweep --help >'$work/help' &&
+    for option in suite seeds cases strategy mix mutant json duration resume max-failures shrink-seconds recheck ops \
+        case-timeout keep-going shrink; do grep -qE -- \"^  --\$option( |\\\$)\" '$work/help' || exit 1; done &&
+    grep -q '(default random)' '$work/help' && grep -q '(default 100; all are bucketed)' '$work/help'"
+check "sweep --help names the environment it reads" bash -c "'$moqsim' sweep --help >'$work/help' &&
+    grep -q MOQ_SEED '$work/help' && grep -q GTEST_TOTAL_SHARDS '$work/help' && grep -q SLURM_ARRAY_TASK_ID '$work/help'"
+check "explore --help names the shard variables" bash -c "'$moqsim' explore --help | grep -q JOB_COMPLETION_INDEX"
+check "a mistyped option gets a suggestion" bash -c "'$moqsim' replay --sed 1 2>&1 >/dev/null | grep -q 'did you mean --seed?'"
+
 check "no command" usage_error
 check "unknown command" usage_error frobnicate
 check "unknown suite" usage_error sweep --suite nosuch --cases 1
@@ -58,9 +76,9 @@ check "corpus file that is not JSON" usage_error replay "$work/bad.json"
 check "the error names the file" grep -q "bad.json" "$work/err"
 printf '{"format":"moqsim-case","version":7,"suite":"resume","case":{}}' >"$work/version.json"
 check "unknown corpus version" usage_error replay "$work/version.json"
-printf '{"format":"moqsim-case","version":1,"suite":"nosuch","case":{}}' >"$work/suite.json"
+printf '{"format":"moqsim-case","version":2,"suite":"nosuch","case":{}}' >"$work/suite.json"
 check "corpus file of an unknown suite" usage_error replay "$work/suite.json"
-printf '{"format":"moqsim-case","version":1,"suite":"resume","case":{"walk":"sideways","drive":"woken","seed":1,"steps":[]}}' >"$work/case.json"
+printf '{"format":"moqsim-case","version":2,"suite":"resume","case":{"walk":"sideways","drive":"woken","seed":1,"steps":[]}}' >"$work/case.json"
 check "corpus case with a bad field" usage_error replay "$work/case.json"
 check "a bad file stops the corpus replay" usage_error corpus "$work/case.json"
 
@@ -107,7 +125,7 @@ assert any(e['event'] == 'verdict' and e.get('task', '').startswith('viewer ') f
 
 # Two cases that differ only in a group's sequence: poke land(A,N) serve(A).
 for sequence in 2 0; do
-    printf '{"format":"moqsim-case","version":1,"suite":"resume","strategy":"random","case":{"drive":"woken","seed":630761,"steps":[["poke",0,0,0],["land",0,%s,0],["serve",0,0,0]],"walk":"arrival"}}' \
+    printf '{"format":"moqsim-case","version":2,"suite":"resume","case":{"drive":"woken","seed":630761,"steps":[["poke",0,0,0],["land",0,%s,0],["serve",0,0,0]],"walk":"arrival"}}' \
         "$sequence" >"$work/land$sequence.json"
 done
 run_status 0 replay "$work/land2.json" --trace "$work/land2.jsonl" && grep digest "$work/out" >"$work/digest2"

@@ -3,19 +3,20 @@
 Each suite's case is explored at bounds 0, 1 and 2: every exploration passes and is
 exhaustive, a larger bound runs at least the schedules of a smaller one, the JSON totals
 hold what the text promises, sleep sets never run more schedules than the whole tree,
-and a passing exploration writes no decisions file. `explore --ops` of the gate (2) and track (1)
+and a passing exploration writes no case file. `explore --ops` of the gate (2) and track (1)
 suites explores each small case that `list --small-cases` lists. An exploration's shards
 (one case's tree, and small cases), merged, run the whole one's schedules; one stopped
-every few hundred schedules and resumed ends exhaustive. A decisions file of a run that
-left its schedule (nondeterministic) replays to that failure when it parts again, where
-another file that parts is bad input. Together under a minute.
+every few hundred schedules and resumed ends exhaustive. A case file of a run that left
+its schedule (nondeterministic) replays to that failure when it parts again, where another
+file that parts is run on its defaults past that point, with a note. Together under a
+minute.
 
 With --canary SUITE SITE CASE BOUND (a moqsim built with -Dmutants=true; CASE a sweep
 case of seed 1, or a saved case's path from the tree's top): with the site
-switched off the exploration of that case must fail, write its decisions file, print the
-replay command, and `moqsim replay --decisions FILE` must fail with the same digest; its
-`--shrink --save` must give a case no larger, at no more preemptions, whose saved schedule
-replays to its failure.
+switched off the exploration of that case must fail, write its case file, print the
+replay command, and `moqsim replay FILE` must fail with the same digest; an exploration
+of FILE at bound 0 (around its decisions) must fail; its `--shrink --save` must give a
+case no larger, at no more preemptions, whose saved schedule replays to its failure.
 
 With --reduce SUITE SITE OPS BOUND (a moqsim built with -Dmutants=true): with the site
 switched off, every small case of up to OPS operations explored to BOUND with
@@ -56,7 +57,7 @@ def case_arguments(case):
 
 
 def explore_json(moqsim, work, suite, case, bound, *extra):
-    failure = work / f"{suite}.decisions.json"
+    failure = work / f"{suite}.failure.json"
     done = run(moqsim, "explore", "--suite", suite, *case_arguments(case), "--bound", str(bound),
                "--json", "--failure", str(failure), *extra)
     totals = json.loads(done.stdout) if done.returncode in (0, 1) and done.stdout else {}
@@ -73,7 +74,7 @@ def check_suite(check, moqsim, work, suite, case):
               totals)
         check(f"{what} says what it ran", totals.get("suite") == suite and totals.get("bound") == bound
               and totals.get("schedules", 0) >= 1 and totals.get("failures") == [], totals)
-        check(f"{what} writes no decisions file", not failure.exists())
+        check(f"{what} writes no case file", not failure.exists())
         counts.append(totals.get("schedules", 0))
         if bound == 2:
             plain_done, plain, _ = explore_json(moqsim, work, suite, case, bound, "--no-sleep-sets")
@@ -87,7 +88,7 @@ def check_small_cases(check, moqsim, work, suite, ops):
     """explore --ops explores every small case that sweep --ops runs, each to the bound."""
     listed = run(moqsim, "list", "--small-cases", "--suite", suite, "--ops", str(ops), "--json")
     cases = json.loads(listed.stdout).get("cases", []) if listed.returncode == 0 else []
-    failure = work / f"{suite}.small.decisions.json"
+    failure = work / f"{suite}.small.failure.json"
     done = run(moqsim, "explore", "--suite", suite, "--ops", str(ops), "--bound", "1", "--json", "--failure",
                str(failure))
     totals = json.loads(done.stdout) if done.returncode == 0 and done.stdout else {}
@@ -158,18 +159,22 @@ def check_canary(check, moqsim, work, suite, site, case, bound):
     done, totals, failure = explore_json(moqsim, work, suite, case, bound, "--mutant", site)
     what = f"{suite} case {case} bound {bound} with {site} off"
     check(f"{what} fails", done.returncode == 1 and len(totals.get("failures", [])) == 1, done.stderr)
-    check(f"{what} writes its decisions", failure.exists())
-    replay_line = re.search(r"replay: (\S+) replay --decisions (\S+)", done.stderr)
+    check(f"{what} writes its case file", failure.exists())
+    replay_line = re.search(r"replay: (\S+) replay (\S+)", done.stderr)
     check(f"{what} prints the replay command", replay_line is not None and replay_line.group(2) == str(failure),
           done.stderr)
     check(f"{what} prints the shrink command",
-          f"replay --decisions {failure} --shrink --save SMALL.json" in done.stderr, done.stderr)
+          f"replay {failure} --shrink --save SMALL.json" in done.stderr, done.stderr)
     if not failure.exists() or not totals.get("failures"):
         return
-    replayed = run(moqsim, "replay", "--decisions", str(failure))
+    replayed = run(moqsim, "replay", str(failure))
     digest = f"{totals['failures'][0]['digest']:016x}"
-    check(f"{what}: replay --decisions fails with the explored digest",
+    check(f"{what}: replay fails with the explored digest",
           replayed.returncode == 1 and f"digest {digest}" in replayed.stdout, replayed.stdout + replayed.stderr)
+    around = run(moqsim, "explore", "--suite", suite, "--case", str(failure), "--bound", "0", "--mutant", site,
+                 "--failure", str(work / "around.json"))
+    check(f"{what}: an exploration around its case file fails at bound 0", around.returncode == 1,
+          around.stdout + around.stderr)
     check_shrink(check, moqsim, work, what, failure)
 
 
@@ -177,7 +182,7 @@ def check_reduce(check, moqsim, work, suite, site, ops, bound):
     found = {}
     for label, extra in (("with", ()), ("without", ("--no-sleep-sets",))):
         done = run(moqsim, "explore", "--suite", suite, "--ops", str(ops), "--bound", str(bound), "--keep-going",
-                   "--json", "--mutant", site, "--failure", str(work / f"{label}.decisions.json"), *extra)
+                   "--json", "--mutant", site, "--failure", str(work / f"{label}.failure.json"), *extra)
         totals = json.loads(done.stdout) if done.returncode in (0, 1) and done.stdout else {}
         found[label] = (totals, sorted({failure.get("small_case") for failure in totals.get("failures", [])}))
     what = f"{suite} --ops {ops} bound {bound} with {site} off"
@@ -191,11 +196,11 @@ def check_reduce(check, moqsim, work, suite, site, ops, bound):
 
 
 def check_shrink(check, moqsim, work, what, failure):
-    """replay --decisions --shrink --save: a case no larger, failing at no more preemptions,
-    whose saved schedule replays to the failure with the digest the file records."""
-    shrunk = work / "shrunk.decisions.json"
-    done = run(moqsim, "replay", "--decisions", str(failure), "--shrink", "--save", str(shrunk))
-    check(f"{what}: --shrink of its decisions fails and saves a decisions file",
+    """replay --shrink --save: a case no larger, failing at no more preemptions, whose saved
+    schedule replays to the failure with the digest the file records."""
+    shrunk = work / "shrunk.json"
+    done = run(moqsim, "replay", str(failure), "--shrink", "--save", str(shrunk))
+    check(f"{what}: --shrink of its case file fails and saves a case file",
           done.returncode == 1 and re.search(r"^shrink: \d+ steps to: ", done.stdout, re.M) is not None
           and shrunk.exists(), done.stdout + done.stderr)
     if not shrunk.exists():
@@ -205,31 +210,30 @@ def check_shrink(check, moqsim, work, what, failure):
     check(f"{what}: the shrunk case has no more steps, and needs no more preemptions",
           len(after["case"]["steps"]) <= len(before["case"]["steps"]) and after["bound"] <= before["bound"],
           f"{before['case']} at bound {before['bound']} -> {after['case']} at bound {after['bound']}")
-    replayed = run(moqsim, "replay", "--decisions", str(shrunk))
+    replayed = run(moqsim, "replay", str(shrunk))
     check(f"{what}: the shrunk schedule replays to its failure and its digest",
           replayed.returncode == 1 and f"digest {after['digest']}" in replayed.stdout
           and after["message"] in replayed.stdout, replayed.stdout + replayed.stderr)
 
 
 def check_nondeterministic_file(check, moqsim, work):
-    """A decisions file explore wrote for a run that left its schedule: replaying it and
-    parting again is that finding (exit 1), where any other file that parts is bad input."""
+    """A case file explore wrote for a run that left its schedule: replaying it and parting
+    again is that finding (exit 1), where any other file that parts runs on its defaults."""
     case = {"drive": "woken", "mode": "idle", "seed": 1, "steps": [["yield", 0], ["write", 0]]}
-    parting = [{"kind": "pick", "options": 7, "choice": 3}]
+    parting = ["pick 3/7"]
     nondeterministic = "nondeterministic: a run left the schedule it was given at decision 0"
     for message, decisions, status, said in (
             (nondeterministic, parting, 1,
              "FAILED: nondeterministic: the run parts from the file's decisions at decision 0"),
             # A run that takes the whole prefix and goes on past it is judged as any run.
             (nondeterministic, [], 0, "passed"),
-            ("I1: a failure", parting, 2, "written by another build, or edited")):
-        path = work / "parting.decisions.json"
-        path.write_text(json.dumps({"format": "moqsim-decisions", "version": 1, "suite": "gate",
-                                    "strategy": "random", "mutant": None, "bound": 1, "message": message,
-                                    "digest": "0000000000000000", "case": case,
+            ("I1: a failure", parting, 0, "the run parts from the file's decisions at decision 0")):
+        path = work / "parting.json"
+        path.write_text(json.dumps({"format": "moqsim-case", "version": 2, "suite": "gate", "mutant": None,
+                                    "bound": 1, "message": message, "digest": "0000000000000000", "case": case,
                                     "decisions": decisions}))
-        done = run(moqsim, "replay", "--decisions", str(path))
-        check(f"a decisions file of {len(decisions)} decisions with message '{message[:20]}' replays to exit {status}",
+        done = run(moqsim, "replay", str(path))
+        check(f"a case file of {len(decisions)} decisions with message '{message[:20]}' replays to exit {status}",
               done.returncode == status and said in done.stdout + done.stderr, (done.returncode, done.stdout,
                                                                                   done.stderr))
 

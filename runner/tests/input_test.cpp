@@ -188,7 +188,7 @@ nlohmann::json gate_bucket(std::uint64_t count, std::uint64_t first_seed, std::u
               {"complete", true},
               {"saved",
                {{"format", "moqsim-case"},
-                {"version", 1},
+                {"version", 2},
                 {"suite", "gate"},
                 {"case", {{"drive", "woken"}, {"mode", "idle"}, {"seed", 1}, {"steps", nlohmann::json::array()}}}}}}}};
 }

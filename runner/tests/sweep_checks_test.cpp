@@ -230,12 +230,14 @@ TEST_CASE("a shrink stops at its deadline with the smallest failing case it foun
     Shape slow = steps({"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "bad"});
     slow.run_time = std::chrono::milliseconds(40);
     const TestCase failing(slow);
+    const properties::CaseOutcome failed = failing.run({});
     const auto started = std::chrono::steady_clock::now();
     ShrinkLimits limits;
     limits.deadline = started + std::chrono::milliseconds(150);
-    const Shrunk bounded = shrink(failing, {}, limits);
+    const Shrunk bounded = shrink(Failing{&failing, failed, std::nullopt}, limits);
     const auto took = std::chrono::steady_clock::now() - started;
-    // One run past the deadline at most (and the first run of the case itself).
+    // The runs of one candidate past the deadline at most: along its decisions, and its
+    // exploration's first run.
     CHECK(took < std::chrono::milliseconds(150 + 2 * 40 + 100));
     CHECK_FALSE(bounded.complete);
     const std::size_t left = bounded.smallest->to_json()["steps"].size();
@@ -244,7 +246,8 @@ TEST_CASE("a shrink stops at its deadline with the smallest failing case it foun
     CHECK_FALSE(bounded.outcome.ok);
 
     slow.run_time = std::chrono::milliseconds(0);
-    const Shrunk whole = shrink(TestCase(slow), {}, {});
+    const TestCase quick(slow);
+    const Shrunk whole = shrink(Failing{&quick, quick.run({}), std::nullopt});
     CHECK(whole.complete);
     CHECK(whole.smallest->to_json()["steps"] == nlohmann::json::array({{"bad"}}));
 }

@@ -11,7 +11,7 @@ MOQ_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # sweep, scripts/soak) needs nothing more.
 MOQ_PACKAGES=(
     g++ meson ninja-build pkg-config cmake python3
-    librapidcheck-dev doctest-dev nlohmann-json3-dev libboost-context-dev libxxhash-dev
+    librapidcheck-dev doctest-dev nlohmann-json3-dev libboost-context-dev libxxhash-dev libcli11-dev
     # The fanout bench (Google Benchmark).
     libbenchmark-dev
 )

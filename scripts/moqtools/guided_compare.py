@@ -12,8 +12,11 @@ MOQSIM and GUIDED are the moqsim and fuzz/suite_guided of one build with -Dfuzz=
   cases to the first failure   for every mutation site that a short sweep reaches (the
       suite that evaluates it most often is its suite), each way runs that suite with the
       site switched off until it fails or --seconds pass:
+        fifo    moqsim sweep --strategy fifo
         random  moqsim sweep --strategy random --mix fixed   (the default sweep)
         pct     moqsim sweep --strategy pct
+        pos     moqsim sweep --strategy pos
+        surw    moqsim sweep --strategy surw (each case run twice: its trial counts events)
         swarm   moqsim sweep --mix swarm
         guided  fuzz/suite_guided (libFuzzer, -seed=1), from fuzz/corpus/suite-NAME/ in
                 its order (fuzz/corpus/suite-NAME.order)
@@ -26,8 +29,8 @@ MOQSIM and GUIDED are the moqsim and fuzz/suite_guided of one build with -Dfuzz=
       from (moqtools.guided_corpus); each runs against the suite of its file.
   probes reached     every suite for --probe-seconds each way: the probes its runs hit.
 
-The tables add "best blind way", each mutant's fewest cases over random, pct and swarm (a
-choice no sweep can make before it runs), and how often guided needed fewer cases than
+The tables add "best blind way", each mutant's fewest cases over the blind ways measured
+(a choice no sweep can make before it runs), and how often guided needed fewer cases than
 that, or at most half.
 
 --ways runs only the ways it names (a way not run is taken from --earlier, the standard
@@ -48,8 +51,11 @@ import tempfile
 
 from . import guided_corpus
 
-WAYS = ("random", "pct", "swarm", "guided")
-BLIND = {"random": ["--strategy", "random", "--mix", "fixed"],
+WAYS = ("fifo", "random", "pct", "pos", "surw", "swarm", "guided")
+BLIND = {"fifo": ["--strategy", "fifo", "--mix", "fixed"],
+         "random": ["--strategy", "random", "--mix", "fixed"],
+         "pos": ["--strategy", "pos", "--mix", "fixed"],
+         "surw": ["--strategy", "surw", "--mix", "fixed"],
          "pct": ["--strategy", "pct", "--mix", "fixed"],
          "swarm": ["--strategy", "random", "--mix", "swarm"]}
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -221,16 +227,21 @@ def shown(value):
 
 
 def best_blind(row):
-    """The fewest cases any blind way needed on the row's mutant (None: none found it)."""
+    """The fewest cases any blind way measured needed on the row's mutant (None: none found it)."""
     found = [row[way]["cases"] for way in BLIND if way in row and isinstance(row[way]["cases"], int)]
     return min(found) if found else None
+
+
+def blind_ways(ways):
+    """The blind ways among `ways`: their best is a column where two or more were measured."""
+    return [way for way in ways if way in BLIND]
 
 
 def summary_rows(title, rows, ways):
     lines = [f"| {title} | way | found | median cases to the first failure | 90th percentile |",
              "| --- | --- | ---: | ---: | ---: |"]
     columns = [(way, [row[way]["cases"] for row in rows]) for way in ways]
-    if all(way in ways for way in BLIND):
+    if len(blind_ways(ways)) >= 2:
         columns.append(("best blind way", [best_blind(row) for row in rows]))
     for way, values in columns:
         found = sum(value is not None for value in values)
@@ -249,7 +260,7 @@ def markdown(report):
     for title, group in (("sites", sites), ("generated mutants", generated), ("all", rows)):
         if group:
             lines += summary_rows(title, group, ways) + [""]
-    if "guided" in ways and all(way in ways for way in BLIND) and rows:
+    if "guided" in ways and blind_ways(ways) and rows:
         halves = sum(isinstance(row["guided"]["cases"], int) and
                      (best_blind(row) is None or 2 * row["guided"]["cases"] <= best_blind(row)) for row in rows)
         fewer = sum(isinstance(row["guided"]["cases"], int) and

@@ -21,14 +21,26 @@ class TimelineError(Exception):
     """moqsim refused to draw a timeline (bad input): its one-line message."""
 
 
-CASE_FIELDS = ("format", "version", "suite", "strategy", "origin", "message", "case")
+CASE_FIELDS = ("format", "version", "suite", "mutant", "found_by", "bound", "message", "digest", "case")
 
 
 def case_text(saved):
-    """A saved case as moqsim writes one: a top-level field a line, each compact."""
-    fields = [f" {json.dumps(key)}: {json.dumps(saved[key], separators=(',', ':'), sort_keys=True)}"
+    """A saved case as moqsim writes one (runner/replay_file.cpp): a top-level field a line,
+    each compact, then the decisions a few a line."""
+    fields = [f" {json.dumps(key)}: {json.dumps(saved[key], separators=(',', ':'), sort_keys=True)},\n"
               for key in CASE_FIELDS if key in saved]
-    return "{\n" + ",\n".join(fields) + "\n}\n"
+    lines, line = [], ""
+    decisions = saved.get("decisions", [])
+    for index, decision in enumerate(decisions):
+        item = json.dumps(decision) + ("," if index + 1 < len(decisions) else "")
+        if line and len(line) + 1 + len(item) > 96:
+            lines.append(line)
+            line = ""
+        line = f"{line} {item}" if line else item
+    if line:
+        lines.append(line)
+    body = "".join("\n  " + text for text in lines) + "\n " if lines else ""
+    return "{\n" + "".join(fields) + ' "decisions": [' + body + "]\n}\n"
 
 
 def keep_cases(result, folder, moqsim):

@@ -26,6 +26,16 @@ class TablesTest(unittest.TestCase):
         self.assertIn("Guided needed fewer cases than every blind way on 3 of 4 mutants, and at most half the best "
                       "blind way's on 2.", text)
 
+    def test_the_best_blind_way_takes_every_strategy_measured(self):
+        rows = [row("a", 30, 8, 50, 4)]
+        rows[0].update({"fifo": {"cases": None, "ran": 900}, "pos": {"cases": 5, "ran": 5},
+                        "surw": {"cases": 3, "ran": 3}})
+        self.assertEqual(guided_compare.best_blind(rows[0]), 3)
+        text = guided_compare.markdown({"sites": rows, "probes": {}, "probe_seconds": 60})
+        for way in ("fifo", "pos", "surw"):
+            self.assertIn(f"| 1 | {way} |", text)
+        self.assertIn("| 1 | best blind way | 1 | 3 | 3 |", text)
+
     def test_a_way_not_measured_is_left_out_of_the_tables(self):
         rows = [row("a", 30, 8, 50, 4)]
         del rows[0]["guided"]
