@@ -95,7 +95,7 @@ void add_replay_options(Command& replay) {
 }
 
 void add_explore_options(Command& explore) {
-    value(explore, "suite", "NAME", "the suite");
+    value(explore, "suite", "NAME", "the suite (a case file names its own)");
     value(explore, "case", "FILE|I", "a case file (explored around its run), or an index with --seed");
     value(explore, "seed", "N", "the seed of a sweep's case");
     value(explore, "mix", "MIX", "fixed or swarm (default fixed)");

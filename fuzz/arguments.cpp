@@ -69,7 +69,7 @@ void parse_command(const std::string& command, const std::vector<std::string>& l
         require(!options.trace_format || options.trace_path, "a trace format without a trace");
     } else if (command == "explore") {
         const moq::runner::ExploreOptions options = moq::runner::parse_explore_options(arguments, no_environment);
-        require(options.suite != nullptr, "an exploration of no suite");
+        require(options.suite != nullptr || options.case_file.has_value(), "an exploration of no suite and no file");
         require(!options.max_schedules || *options.max_schedules >= 1, "a budget of no schedule");
         require(options.split_depth <= moq::runner::max_split_depth, "a split depth past the limit");
         require(!options.ops || options.split_depth == 4, "a split depth with small cases");

@@ -10,8 +10,8 @@ namespace moq::properties {
 // The schedules of `value` under `settings` (its decider is the explorer's). Adds to
 // `state`, and returns this case's totals. With `around` (a recorded run's decisions), the
 // exploration is around that run: each point's default is the choice the run made there
-// while the run follows it, so bound 0 is that run and each unit of the bound one choice
-// other than its.
+// while the run follows it, so the first schedule is that run and each unit of the bound
+// one costly choice other than its.
 sim::ExploreTotals explore_case(const Case& value, const sim::ExploreOptions& options, sim::ExploreState& state,
                                 RunSettings settings = {}, const std::vector<sim::Decision>& around = {});
 

@@ -32,7 +32,7 @@ struct ExploredCase {
 ExploredCase explored_case(const ExploreOptions& options) {
     if (options.case_file) {
         ReplayFile stored = read_replay_file(*options.case_file);
-        if (stored.suite != options.suite)
+        if (options.suite && stored.suite != options.suite)
             throw UsageError(*options.case_file + ": a case of the " + std::string(stored.suite->name()) +
                              " suite, not of " + std::string(options.suite->name()));
         return {std::move(stored.value), *options.case_file, std::move(stored.decisions)};
@@ -233,7 +233,8 @@ void watch_exploration(const Program& program, const ExploreOptions& options, co
 }  // namespace
 
 int explore(const Program& program, const Given& given) {
-    const ExploreOptions options = parse_explore_options(given, process_environment());
+    ExploreOptions options = parse_explore_options(given, process_environment());
+    if (!options.suite) options.suite = read_replay_file(*options.case_file).suite;
     if (options.mutant) activate_mutant(*options.mutant);
     check_writable(options.failure_path, "--failure");
     if (options.resume_path) {

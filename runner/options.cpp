@@ -226,9 +226,11 @@ ExploreOptions parse_explore_options(const Given& flags, const Environment& vari
     ExploreOptions options;
     options.case_timeout_seconds = parse_case_timeout(flags);
     const auto name = flags.value("suite");
-    if (!name) throw UsageError("explore needs --suite and --case FILE, --seed N --case I, or --ops N");
-    options.suite = parse_suite_name(*name);
     const auto case_text = flags.value("case");
+    // A case file names its suite; --suite may name it again.
+    if (!name && (!case_text || flags.value("seed") || flags.value("ops")))
+        throw UsageError("explore needs --case FILE, or --suite with --seed N --case I or --ops N");
+    if (name) options.suite = parse_suite_name(*name);
     if (const auto ops = flags.value("ops")) {
         if (case_text || flags.value("seed") || flags.value("mix"))
             throw UsageError("explore --ops N explores every small case: drop --case, --seed and --mix");

@@ -82,6 +82,13 @@ printf '{"format":"moqsim-case","version":2,"suite":"resume","case":{"walk":"sid
 check "corpus case with a bad field" usage_error replay "$work/case.json"
 check "a bad file stops the corpus replay" usage_error corpus "$work/case.json"
 
+# A saved case names its suite: explore and replay take it from the file.
+run_status 0 replay --suite gate --seed 1 --case 3 --save "$work/saved.json"
+check "a saved case replays to the digest it records" bash -c "'$moqsim' replay '$work/saved.json' |
+    grep -q \"digest \$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"digest\"])' '$work/saved.json')\""
+check "explore takes the suite from a case file" run_status 0 explore --case "$work/saved.json" --bound 0
+check "explore of a case file names the file" grep -q "^explore: $work/saved.json, bound 0: exhaustive" "$work/out"
+
 # A sweep writes its JSON result whole.
 check "a small sweep passes" run_status 0 sweep --suite resume --seeds 1-2 --cases 50 --json "$work/sweep.json"
 check "its result is JSON with every case" python3 -c "
